@@ -1,0 +1,81 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "volume-guard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "volume-guard", targets: ["volume-guard"]),
+        .library(name: "GuardCore", targets: ["GuardCore"]),
+        .library(name: "GuardProtocol", targets: ["GuardProtocol"]),
+        .library(name: "GuardClient", targets: ["GuardClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    ],
+    targets: [
+        // libpulse, from the system (Debian: libpulse-dev).
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        // The guard's decisions: pure values, no IO, no clock of its own.
+        .target(name: "GuardCore"),
+        // libpulse's async API as Swift async functions and an event stream.
+        .target(
+            name: "PulseBridge",
+            dependencies: ["CPulse", "GuardCore"]
+        ),
+        // The newline-JSON wire format shared by the daemon and its clients.
+        .target(
+            name: "GuardProtocol",
+            dependencies: ["GuardCore"]
+        ),
+        // A small async client of the control socket (the CLI and tests use it).
+        .target(
+            name: "GuardClient",
+            dependencies: [
+                "GuardProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]
+        ),
+        // The daemon: the actor that owns core, bridge and subscribers, and the control socket.
+        .target(
+            name: "VolumeGuard",
+            dependencies: [
+                "GuardCore",
+                "GuardProtocol",
+                "PulseBridge",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "volume-guard",
+            dependencies: [
+                "VolumeGuard",
+                "GuardClient",
+                "GuardProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),
+        .testTarget(name: "GuardProtocolTests", dependencies: ["GuardProtocol"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["GuardClient", "GuardProtocol"]
+        ),
+    ]
+)

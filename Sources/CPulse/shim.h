@@ -1,0 +1,15 @@
+#ifndef VOLUME_GUARD_CPULSE_SHIM_H
+#define VOLUME_GUARD_CPULSE_SHIM_H
+
+#include <pulse/pulseaudio.h>
+
+/// `PA_INVALID_INDEX` is `((uint32_t) -1)`, which Swift cannot import as a literal.
+static inline uint32_t cpulse_invalid_index(void) { return PA_INVALID_INDEX; }
+
+/// Channel `i` of a `pa_cvolume`; Swift sees `values` as a 32-element tuple.
+static inline pa_volume_t cpulse_cvolume_get(const pa_cvolume *v, unsigned i) { return v->values[i]; }
+
+/// Sets channel `i` of a `pa_cvolume`.
+static inline void cpulse_cvolume_put(pa_cvolume *v, unsigned i, pa_volume_t value) { v->values[i] = value; }
+
+#endif

@@ -1,0 +1,31 @@
+/// What the guard core asks its shell to do, in order.
+public enum GuardAction: Hashable, Sendable {
+    /// Ask the server for its default sink; reply with `GuardEvent.defaultSink`.
+    case readDefaultSink
+    /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.
+    case readSink(SinkQuery, ReadTicket)
+    /// Set every channel of the sink; acknowledge with `GuardEvent.written`.
+    case setVolume(sink: UInt32, SinkVolume, ResetTag)
+    /// Set the sink's mute; acknowledge with `GuardEvent.written`.
+    case setMute(sink: UInt32, Bool, ResetTag)
+    /// Send a press to every subscriber.
+    case publish(Press)
+    /// The guard's state changed (for status and subscribers).
+    case stateChanged(GuardState)
+    /// Something worth a log line.
+    case report(GuardReport)
+}
+
+/// Notable decisions, for the log.
+public enum GuardReport: Hashable, Sendable {
+    /// Started holding `sink`: its original level is what will be restored.
+    case guarding(sink: String, original: SinkLevel, held: SinkVolume)
+    /// Gave `sink` its original level back.
+    case released(sink: String, to: SinkLevel)
+    /// A reset did not take (pipewire-pulse skips a set equal to its stale cache) and was issued again.
+    case resetRetried(sink: String, attempt: Int)
+    /// A reset kept not taking; the guard left the sink where it is.
+    case resetAbandoned(sink: String)
+    /// The guarded sink went away.
+    case sinkLost(sink: String)
+}

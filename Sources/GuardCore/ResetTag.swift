@@ -1,0 +1,22 @@
+/// The identity of one write the guard issued.
+///
+/// The audio server tells nobody which client changed a sink, so the guard recognises its own echoes by
+/// bookkeeping: each write carries a tag, and the observation that follows its acknowledgement is
+/// judged against what that write set. Equality with the held level alone is not enough: a real press
+/// that lands while a reset is in flight can produce the same value.
+public struct ResetTag: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let seq: UInt64
+
+    public init(seq: UInt64) { self.seq = seq }
+
+    public static func < (lhs: ResetTag, rhs: ResetTag) -> Bool { lhs.seq < rhs.seq }
+
+    public var description: String { "#\(seq)" }
+}
+
+/// The identity of one read the guard asked for, so that a stale reply is recognised and dropped.
+public struct ReadTicket: Hashable, Sendable {
+    public let seq: UInt64
+
+    public init(seq: UInt64) { self.seq = seq }
+}

@@ -1,0 +1,143 @@
+import GuardCore
+
+/// A level as clients see it: the loudest channel in percent, and every channel's raw value.
+public struct LevelMessage: Hashable, Sendable, Codable {
+    public var percent: Double
+    public var raw: [UInt32]
+
+    public init(_ volume: SinkVolume) {
+        percent = (volume.percent * 100).rounded() / 100
+        raw = volume.channels
+    }
+}
+
+public struct PressCountsMessage: Hashable, Sendable, Codable {
+    public var up: Int
+    public var down: Int
+    public var mute: Int
+
+    public init(_ counts: PressCounts) {
+        up = counts.up
+        down = counts.down
+        mute = counts.mute
+    }
+}
+
+/// Reply to `status`.
+public struct StatusMessage: Hashable, Sendable, Codable {
+    public var type = "status"
+    public var id: RequestID?
+    public var state: GuardState
+    public var sink: String?
+    public var held: LevelMessage?
+    public var original: LevelMessage?
+    public var muted: Bool?
+    public var presses: PressCountsMessage
+    public var lastSeq: UInt64
+    public var subscribers: Int
+    /// The audio server's name and version, e.g. "pulseaudio 16.1".
+    public var server: String?
+    public var uptimeSeconds: Double
+
+    public init(
+        id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
+        muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
+        uptimeSeconds: Double
+    ) {
+        self.id = id
+        self.state = state
+        self.sink = sink
+        self.held = held
+        self.original = original
+        self.muted = muted
+        self.presses = presses
+        self.lastSeq = lastSeq
+        self.subscribers = subscribers
+        self.server = server
+        self.uptimeSeconds = uptimeSeconds
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, id, state, sink, held, original, muted, presses, subscribers, server
+        case lastSeq = "last_seq"
+        case uptimeSeconds = "uptime_seconds"
+    }
+}
+
+/// Reply to `subscribe`; press lines follow.
+public struct SubscribedMessage: Hashable, Sendable, Codable {
+    public var type = "subscribed"
+    public var id: RequestID?
+    public var lastSeq: UInt64
+
+    public init(id: RequestID?, lastSeq: UInt64) {
+        self.id = id
+        self.lastSeq = lastSeq
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, id
+        case lastSeq = "last_seq"
+    }
+}
+
+/// One press, sent to every subscriber.
+public struct PressMessage: Hashable, Sendable, Codable {
+    public var type = "press"
+    public var seq: UInt64
+    public var direction: Direction
+    public var count: Int
+    public var sink: String
+    /// When the guard saw it: ISO 8601, UTC, milliseconds.
+    public var time: String
+
+    public init(_ press: Press, time: String) {
+        seq = press.seq
+        direction = press.direction
+        count = press.count
+        sink = press.sink
+        self.time = time
+    }
+}
+
+/// Sent to subscribers when the guard's state or guarded sink changes.
+public struct StateMessage: Hashable, Sendable, Codable {
+    public var type = "state"
+    public var state: GuardState
+    public var sink: String?
+
+    public init(state: GuardState, sink: String?) {
+        self.state = state
+        self.sink = sink
+    }
+}
+
+/// Reply to `ping`, `pause`, `resume` and `version`.
+public struct AckMessage: Hashable, Sendable, Codable {
+    /// `pong`, `paused`, `resumed` or `version`.
+    public var type: String
+    public var id: RequestID?
+    public var version: String?
+    public var state: GuardState?
+
+    public init(type: String, id: RequestID?, version: String? = nil, state: GuardState? = nil) {
+        self.type = type
+        self.id = id
+        self.version = version
+        self.state = state
+    }
+}
+
+/// Reply to a request that cannot be served; the connection stays open.
+public struct ErrorMessage: Hashable, Sendable, Codable {
+    public var type = "error"
+    public var id: RequestID?
+    public var code: RequestError.Code
+    public var message: String
+
+    public init(_ error: RequestError) {
+        id = error.id
+        code = error.code
+        message = error.message
+    }
+}

@@ -1,0 +1,66 @@
+/// A client's request: one JSON object per line, e.g. `{"cmd":"subscribe","id":7}`.
+public struct Request: Hashable, Sendable {
+    public enum Command: String, Hashable, Sendable, CaseIterable {
+        case status
+        case subscribe
+        case pause
+        case resume
+        case ping
+        case version
+    }
+
+    public var command: Command
+    /// Echoed in the reply, so a client can match replies to requests.
+    public var id: RequestID?
+
+    public init(_ command: Command, id: RequestID? = nil) {
+        self.command = command
+        self.id = id
+    }
+}
+
+/// A request's `id`: any JSON string or integer the client chose.
+public enum RequestID: Hashable, Sendable, Codable {
+    case number(Int64)
+    case text(String)
+
+    public init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        if let number = try? value.decode(Int64.self) {
+            self = .number(number)
+        } else {
+            self = .text(try value.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var value = encoder.singleValueContainer()
+        switch self {
+        case .number(let number): try value.encode(number)
+        case .text(let text): try value.encode(text)
+        }
+    }
+}
+
+extension Request: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case command = "cmd"
+        case id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try fields.decode(String.self, forKey: .command)
+        guard let command = Command(rawValue: name) else {
+            throw RequestError(.unknownCommand, "unknown command \"\(name)\"; known: \(Command.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.command = command
+        self.id = try fields.decodeIfPresent(RequestID.self, forKey: .id)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var fields = encoder.container(keyedBy: CodingKeys.self)
+        try fields.encode(command.rawValue, forKey: .command)
+        try fields.encodeIfPresent(id, forKey: .id)
+    }
+}

@@ -1,0 +1,84 @@
+import GuardProtocol
+import NIOCore
+
+/// One client on the control socket: reads request lines, answers each, and (once subscribed) forwards
+/// presses. Replies and presses share the client's bounded queue, so they arrive in order and a client
+/// that stops reading is cut loose without holding anyone up.
+struct ClientSession {
+    let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let sinkGuard: SinkGuard
+    private let decoder = RequestDecoder()
+
+    init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, sinkGuard: SinkGuard) {
+        self.client = client
+        self.sinkGuard = sinkGuard
+    }
+
+    func run() async {
+        let channel = client.channel
+        let queue = ClientQueue {
+            channel.writeAndFlush(Self.line(ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
+            channel.close(promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in queue.finish() }
+        try? await client.executeThenClose { inbound, outbound in
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    for await line in queue.lines {
+                        try await outbound.write(line)
+                    }
+                }
+                let subscribed = await serve(inbound, replyingTo: queue)
+                // A subscriber that only half-closed (`echo '{"cmd":"subscribe"}' | nc -U`) keeps
+                // receiving presses until it goes away; anyone else is done once its replies are out.
+                if !subscribed { queue.finish() }
+            }
+        }
+        await sinkGuard.unsubscribe(queue)
+    }
+
+    /// Answers request lines until the client stops sending; returns whether it subscribed.
+    private func serve(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, replyingTo queue: ClientQueue) async -> Bool {
+        var subscribed = false
+        do {
+            for try await line in inbound {
+                switch decoder.decode(line.readableBytesView) {
+                case .failure(let error):
+                    queue.send(Self.line(ErrorMessage(error)))
+                case .success(let request):
+                    subscribed = subscribed || request.command == .subscribe
+                    if let reply = await reply(to: request, queue: queue) { queue.send(reply) }
+                }
+            }
+        } catch is ByteToMessageDecoderError.PayloadTooLargeError {
+            let limit = WireFormat.maximumLineLength
+            queue.send(Self.line(ErrorMessage(RequestError(.lineTooLong, "a request line is at most \(limit) bytes; disconnecting"))))
+            return false
+        } catch {
+            return false
+        }
+        return subscribed
+    }
+
+    /// The reply to `request`, or nil when the guard queued it itself.
+    private func reply(to request: Request, queue: ClientQueue) async -> ByteBuffer? {
+        switch request.command {
+        case .subscribe:
+            await sinkGuard.subscribe(queue, id: request.id)
+            return nil
+        case .status:
+            return Self.line(await sinkGuard.status(id: request.id))
+        case .pause, .resume:
+            sinkGuard.set(paused: request.command == .pause)
+            return Self.line(AckMessage(type: request.command == .pause ? "paused" : "resumed", id: request.id))
+        case .ping:
+            return Self.line(AckMessage(type: "pong", id: request.id))
+        case .version:
+            return Self.line(AckMessage(type: "version", id: request.id, version: VolumeGuardVersion.current))
+        }
+    }
+
+    private static func line(_ message: some Encodable) -> ByteBuffer {
+        ByteBuffer(bytes: WireFormat.line(message))
+    }
+}

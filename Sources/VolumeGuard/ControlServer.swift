@@ -1,0 +1,90 @@
+import Foundation
+import GuardProtocol
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+import ServiceLifecycle
+
+/// The control socket: a Unix-domain socket speaking newline-delimited JSON to any number of clients.
+public struct ControlServer: Service, CustomStringConvertible {
+    public enum StartError: Error, CustomStringConvertible {
+        case alreadyRunning(String)
+        case notASocket(String)
+
+        public var description: String {
+            switch self {
+            case .alreadyRunning(let path): "another volume-guard is already serving \(path)"
+            case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
+            }
+        }
+    }
+
+    let path: String
+    let sinkGuard: SinkGuard
+    let logger: Logger
+    private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+
+    /// Binds the socket before anything else starts, so that a second daemon fails without ever
+    /// touching a sink.
+    public init(path: String, sinkGuard: SinkGuard, logger: Logger) async throws {
+        self.path = path
+        self.sinkGuard = sinkGuard
+        self.logger = logger
+        self.server = try await Self.bind(path)
+    }
+
+    public var description: String { "ControlServer(\(path))" }
+
+    public func run() async throws {
+        logger.info("listening", metadata: ["socket": "\(path)"])
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { clients in
+                    for try await client in clients {
+                        group.addTask { await ClientSession(client: client, sinkGuard: sinkGuard).run() }
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+        unlink(path)
+    }
+
+    /// Binds the socket, mode 0600 from the start. A live socket means another daemon: refuse. A stale
+    /// one, left by a killed daemon, is replaced; anything that is not a socket is left alone.
+    private static func bind(_ path: String) async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw StartError.notASocket(path) }
+            if await Self.isServed(path) { throw StartError.alreadyRunning(path) }
+        }
+        let oldMask = umask(0o177)
+        defer { umask(oldMask) }
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 512)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: WireFormat.maximumLineLength)
+                    )
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// Whether something accepts connections on the socket at `path`.
+    static func isServed(_ path: String) async -> Bool {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path).get()
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import GuardClient
+import GuardProtocol
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what the daemon is doing.")
+
+    @OptionGroup var socket: SocketOptions
+
+    @Flag(help: "Print the daemon's raw JSON reply.")
+    var json = false
+
+    func run() async throws {
+        try await talkToDaemon(at: socket.path) { client in
+            try await client.withSession { session in
+                try await session.send(Request(.status))
+                guard let line = try await session.nextLine() else { throw GuardClient.Failure.closed }
+                switch ServerMessage(line: Array(line.utf8)) {
+                case .status(let status): print(json ? line : StatusReport(status).text)
+                case .error(let error): try fail(with: error)
+                default: throw GuardClient.Failure.closed
+                }
+            }
+        }
+    }
+}
+
+/// The human-readable form of a status reply.
+struct StatusReport {
+    let text: String
+
+    init(_ status: StatusMessage) {
+        func level(_ level: LevelMessage?) -> String {
+            guard let level else { return "-" }
+            return String(format: "%.2f %%", level.percent) + " (raw \(level.raw.map(String.init).joined(separator: "/")))"
+        }
+        let presses = status.presses
+        var lines = [
+            "state       \(status.state.rawValue)",
+            "sink        \(status.sink ?? "-")",
+            "held        \(level(status.held))",
+            "original    \(level(status.original))\(status.muted == true ? ", muted" : "")",
+            "presses     up \(presses.up), down \(presses.down), mute \(presses.mute) (last seq \(status.lastSeq))",
+            "subscribers \(status.subscribers)",
+        ]
+        if let server = status.server { lines.append("server      \(server)") }
+        let uptime = Int(status.uptimeSeconds)
+        lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
+        text = lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import GuardClient
+import GuardProtocol
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print each press as it happens, until interrupted.")
+
+    @OptionGroup var socket: SocketOptions
+
+    @Flag(help: "Print the daemon's raw JSON lines.")
+    var json = false
+
+    func run() async throws {
+        try await talkToDaemon(at: socket.path) { client in
+            try await client.withSession { session in
+                try await session.send(Request(.subscribe))
+                while let line = try await session.nextLine() {
+                    if json {
+                        printLine(line)
+                        continue
+                    }
+                    switch ServerMessage(line: Array(line.utf8)) {
+                    case .press(let press):
+                        let times = press.count > 1 ? " x\(press.count)" : ""
+                        printLine("\(press.time)  \(press.direction.rawValue)\(times)  \(press.sink)  #\(press.seq)")
+                    case .state(let state):
+                        printLine("-- \(state.state.rawValue)\(state.sink.map { " (\($0))" } ?? "")")
+                    case .error(let error):
+                        try fail(with: error)
+                    default:
+                        continue
+                    }
+                }
+            }
+        }
+    }
+}

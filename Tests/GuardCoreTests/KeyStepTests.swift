@@ -1,0 +1,115 @@
+import GuardCore
+import Testing
+
+@Suite("Key step")
+struct KeyStepTests {
+    // MARK: The step itself
+
+    @Test("an unknown step counts every change as one press")
+    func unknownCountsOne() {
+        let step = KeyStep()
+        #expect(step.current == nil)
+        #expect(step.count(for: 9830) == 1)
+    }
+
+    @Test("a configured step counts a change in whole steps, rounded")
+    func configuredCounts() {
+        let step = KeyStep(configured: Raw.step6)
+        #expect(step.current == Raw.step6)
+        #expect(step.count(for: Raw.step6) == 1)
+        #expect(step.count(for: 2 * Raw.step6) == 2)
+        #expect(step.count(for: 2 * Raw.step6 + Raw.step6 / 2 + 1) == 3)
+    }
+
+    @Test("a change smaller than half a step still counts one press")
+    func smallChangeCountsOne() {
+        #expect(KeyStep(configured: Raw.step5).count(for: 1) == 1)
+    }
+
+    @Test("a configured step is never replaced by learning")
+    func configuredNotLearned() {
+        var step = KeyStep(configured: Raw.step6)
+        step.learn(from: 1000)
+        #expect(step.current == Raw.step6)
+    }
+
+    @Test("the learned step is the median of recent changes, shrugging off merged and fine presses")
+    func learnedMedian() {
+        var step = KeyStep()
+        for delta: UInt32 in [Raw.step5, 2 * Raw.step5, Raw.step5, 655, Raw.step5] { step.learn(from: delta) }
+        #expect(step.current == Raw.step5)
+    }
+
+    @Test("changes under the learnable minimum say nothing about the step")
+    func tinyChangesIgnored() {
+        var step = KeyStep()
+        step.learn(from: 1)
+        step.learn(from: KeyStep.minimumLearnable - 1)
+        #expect(step.current == nil)
+        step.learn(from: KeyStep.minimumLearnable)
+        #expect(step.current == KeyStep.minimumLearnable)
+    }
+
+    @Test("only the last eight changes are remembered")
+    func window() {
+        var step = KeyStep()
+        for _ in 0..<8 { step.learn(from: 1000) }
+        for _ in 0..<5 { step.learn(from: 2000) }
+        #expect(step.current == 2000)
+    }
+
+    // MARK: Counting merged presses on a guarded sink
+
+    @Test("the first press counts one, whatever its size")
+    func firstPressCountsOne() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
+        h.userMoves(Name.speakers, by: 3 * Int64(Raw.step5))
+        h.settle()
+        #expect(h.presses.map(\.count) == [1])
+        #expect(h.core.presses.up == 1)
+    }
+
+    @Test("a change of three learned steps counts three presses")
+    func mergedLearned() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
+        h.userMoves(Name.speakers, by: Int64(Raw.step5))
+        h.settle()
+        #expect(h.core.keyStep.current == Raw.step5)
+        h.userMoves(Name.speakers, by: 9830) // +15 %: three 5 % presses merged into one event
+        h.settle()
+        #expect(h.presses.map(\.count) == [1, 3])
+        #expect(h.presses.map(\.direction) == [.up, .up])
+        #expect(h.core.presses.up == 4)
+    }
+
+    @Test("a merged change down counts in learned steps too")
+    func mergedDownLearned() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
+        h.userMoves(Name.speakers, by: -Int64(Raw.step5))
+        h.settle()
+        h.userMoves(Name.speakers, by: -2 * Int64(Raw.step5))
+        h.settle()
+        #expect(h.presses.map(\.count) == [1, 2])
+        #expect(h.core.presses.down == 3)
+    }
+
+    @Test("with a configured step even the first merged change counts its presses")
+    func mergedConfigured() {
+        var h = Harness.guarding(
+            [SimulatedSink(index: 1, name: Name.speakers, [30000])],
+            configuration: .init(keyStep: Raw.step6)
+        )
+        h.userMoves(Name.speakers, by: 2 * Int64(Raw.step6))
+        h.settle()
+        #expect(h.presses.map(\.count) == [2])
+    }
+
+    @Test("a capped press at the ceiling counts one and teaches nothing about the step")
+    func cappedPressNotLearned() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [Raw.full])])
+        h.userSets(Name.speakers, raw: Raw.full)
+        h.settle()
+        #expect(h.presses.map(\.count) == [1])
+        #expect(h.core.keyStep.current == nil)
+    }
+}

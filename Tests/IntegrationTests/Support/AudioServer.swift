@@ -1,0 +1,86 @@
+import Foundation
+
+/// A private, real audio server started by `scripts/audio-server` in its own runtime directory, with
+/// null sinks. Tests drive it with `pactl`, exactly as a desktop's volume keys would.
+final class AudioServer: Sendable {
+    enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case pulseaudio
+        case pipewire
+
+        var description: String { rawValue }
+
+        /// The kinds to test: `VOLUME_GUARD_TEST_SERVERS` (comma-separated), else both.
+        static var underTest: [Kind] {
+            guard let list = ProcessInfo.processInfo.environment["VOLUME_GUARD_TEST_SERVERS"] else { return allCases }
+            return list.split(separator: ",").compactMap { Kind(rawValue: String($0)) }
+        }
+    }
+
+    let kind: Kind
+    /// XDG_RUNTIME_DIR, PULSE_SERVER and the script's own variables.
+    let environment: [String: String]
+
+    /// Starts a server with `sinks` ("name" or "name:channels"); the first becomes the default sink.
+    /// Throws (failing the test) when the server cannot start: a test never skips for want of one.
+    init(_ kind: Kind, sinks: [String] = ["guard_a", "guard_b"]) throws {
+        self.kind = kind
+        let script = repositoryRoot.appendingPathComponent("scripts/audio-server").path
+        let (status, output) = try command([script, "--\(kind)", "--sinks", sinks.joined(separator: ",")])
+        guard status == 0 else { throw TestFailure("scripts/audio-server --\(kind) failed with status \(status)") }
+        var environment: [String: String] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("export ") {
+            let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { continue }
+            environment[String(pair[0])] = String(pair[1]).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+        }
+        guard environment["PULSE_SERVER"] != nil, environment["AUDIO_SERVER_PGID"] != nil else {
+            throw TestFailure("scripts/audio-server printed no environment:\n\(output)")
+        }
+        self.environment = environment
+    }
+
+    deinit {
+        _ = try? command([repositoryRoot.appendingPathComponent("scripts/audio-server").path, "--stop"], environment: environment)
+    }
+
+    var runtimeDirectory: String { environment["XDG_RUNTIME_DIR"]! }
+
+    /// Runs `pactl` against this server.
+    @discardableResult
+    func pactl(_ arguments: String...) throws -> String {
+        try pactl(arguments)
+    }
+
+    @discardableResult
+    func pactl(_ arguments: [String]) throws -> String {
+        let (status, output) = try command(["pactl"] + arguments, environment: environment)
+        guard status == 0 else { throw TestFailure("pactl \(arguments.joined(separator: " ")) failed with status \(status)") }
+        return output
+    }
+
+    /// A sink's raw volume per channel, as another client reads it.
+    func volume(of sink: String) throws -> [UInt32] {
+        let output = try pactl("get-sink-volume", sink)
+        let line = output.split(separator: "\n").first { $0.hasPrefix("Volume:") } ?? ""
+        return line.split(separator: ",").compactMap { channel in
+            channel.split(separator: ":").last?.split(separator: "/").first
+                .flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+        }
+    }
+
+    func isMuted(_ sink: String) throws -> Bool {
+        try pactl("get-sink-mute", sink).contains("yes")
+    }
+
+    /// Sets raw per-channel values (`pactl` takes a bare integer as raw).
+    func setVolume(of sink: String, raw: [UInt32]) throws {
+        try pactl(["set-sink-volume", sink] + raw.map(String.init))
+    }
+
+    /// Makes `sink` the default and waits until the server reports it (WirePlumber applies it late).
+    func setDefaultSink(_ sink: String) async throws {
+        try pactl("set-default-sink", sink)
+        let applied = try await eventually { try pactl("get-default-sink").trimmingCharacters(in: .whitespacesAndNewlines) == sink }
+        guard applied else { throw TestFailure("default sink never became \(sink)") }
+    }
+}
