@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "GuardProtocolTests", dependencies: ["GuardProtocol"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["GuardClient", "GuardProtocol"]
+            dependencies: ["GuardClient", "GuardProtocol", "PulseBridge", "GuardCore"]
         ),
     ]
 )

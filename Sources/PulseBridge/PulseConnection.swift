@@ -50,14 +50,12 @@ public final class PulseConnection: @unchecked Sendable {
             pa_context_set_subscribe_callback(context, { _, event, index, userdata in
                 Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().received(event, index: index)
             }, userdata)
+            // A refused connect may already have failed the context, and so resumed the waiter, from
+            // inside `pa_context_connect`: `endConnecting` resumes only a waiter still waiting.
             if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-                connectWaiter = nil
-                waiter.resume(throwing: PulseError.connectionFailed(lastError))
-                return
-            }
-            if pa_threaded_mainloop_start(mainloop) < 0 {
-                connectWaiter = nil
-                waiter.resume(throwing: PulseError.connectionFailed("cannot start the libpulse mainloop"))
+                endConnecting(.failure(PulseError.connectionFailed(lastError)))
+            } else if pa_threaded_mainloop_start(mainloop) < 0 {
+                endConnecting(.failure(PulseError.connectionFailed("cannot start the libpulse mainloop")))
             }
         }
     }
@@ -71,8 +69,7 @@ public final class PulseConnection: @unchecked Sendable {
             pa_context_set_state_callback(context, nil, nil)
             pa_context_set_subscribe_callback(context, nil, nil)
             pa_context_disconnect(context)
-            connectWaiter?.resume(throwing: PulseError.connectionFailed("closed"))
-            connectWaiter = nil
+            endConnecting(.failure(PulseError.connectionFailed("closed")))
         }
         pa_threaded_mainloop_unlock(mainloop)
         if wasOpen { pa_threaded_mainloop_stop(mainloop) }
@@ -100,20 +97,14 @@ public final class PulseConnection: @unchecked Sendable {
             let subscribed = SuccessRequest { [weak self] ok in
                 guard let self else { return }
                 // Ready only once subscribed, so no change after `connect` returns goes unseen.
-                if ok {
-                    ready = true
-                    connectWaiter?.resume()
-                } else {
-                    connectWaiter?.resume(throwing: PulseError.connectionFailed("subscribe refused: \(lastError)"))
-                }
-                connectWaiter = nil
+                ready = ok
+                endConnecting(ok ? .success(()) : .failure(PulseError.connectionFailed("subscribe refused: \(lastError)")))
             }
             subscribed.track(pa_context_subscribe(context, pa_subscription_mask_t(mask), SuccessRequest.callback, subscribed.userdata))
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             let reason = lastError
-            if let waiter = connectWaiter {
-                connectWaiter = nil
-                waiter.resume(throwing: PulseError.connectionFailed(reason))
+            if connectWaiter != nil {
+                endConnecting(.failure(PulseError.connectionFailed(reason)))
             } else if ready {
                 ready = false
                 onEvent(.disconnected(reason: reason))
@@ -121,6 +112,12 @@ public final class PulseConnection: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// Resumes `connect`'s caller, once. Lock held.
+    private func endConnecting(_ result: Result<Void, any Error>) {
+        connectWaiter?.resume(with: result)
+        connectWaiter = nil
     }
 
     private func received(_ event: pa_subscription_event_type_t, index: UInt32) {

@@ -45,6 +45,14 @@ final class AudioServer: Sendable {
 
     var runtimeDirectory: String { environment["XDG_RUNTIME_DIR"]! }
 
+    /// The address libpulse clients use.
+    var address: String { environment["PULSE_SERVER"]! }
+
+    /// Kills the whole server at once, as a crash would.
+    func crash() {
+        if let group = environment["AUDIO_SERVER_PGID"].flatMap(Int32.init) { kill(-group, SIGKILL) }
+    }
+
     /// Runs `pactl` against this server.
     @discardableResult
     func pactl(_ arguments: String...) throws -> String {

@@ -1,0 +1,67 @@
+import Foundation
+import GuardCore
+import GuardProtocol
+import Testing
+
+@Suite("Lines the daemon sends")
+struct MessageTests {
+    func object(_ message: some Encodable) throws -> [String: Any] {
+        let line = WireFormat.line(message)
+        #expect(line.last == 0x0A)
+        #expect(line.dropLast().contains(0x0A) == false)
+        return try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+    }
+
+    @Test("A press line carries type, seq, direction, count, sink and a UTC time in milliseconds")
+    func pressLine() throws {
+        let press = Press(seq: 5, direction: .up, count: 2, sink: "guard_a")
+        let time = WireFormat.timestamp(Date(timeIntervalSince1970: 1_795_000_000.123))
+        let fields = try object(PressMessage(press, time: time))
+        #expect(fields["type"] as? String == "press")
+        #expect(fields["seq"] as? Int == 5)
+        #expect(fields["direction"] as? String == "up")
+        #expect(fields["count"] as? Int == 2)
+        #expect(fields["sink"] as? String == "guard_a")
+        #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(time)")
+    }
+
+    @Test("A status line uses the protocol's field names")
+    func statusLine() throws {
+        var counts = PressCounts()
+        counts.up = 3
+        let status = StatusMessage(
+            id: .number(1), state: .noSink, sink: nil, held: nil, original: nil, muted: nil,
+            presses: PressCountsMessage(counts), lastSeq: 3, subscribers: 2, server: "pulseaudio 16.1",
+            uptimeSeconds: 1.5
+        )
+        let fields = try object(status)
+        #expect(fields["type"] as? String == "status")
+        #expect(fields["state"] as? String == "no-sink")
+        #expect(fields["last_seq"] as? Int == 3)
+        #expect((fields["presses"] as? [String: Int])?["up"] == 3)
+        #expect(fields["id"] as? Int == 1)
+    }
+
+    @Test("A level reports the loudest channel in percent and every raw channel")
+    func level() {
+        let level = LevelMessage(SinkVolume(channels: [32768, 16384]))
+        #expect(level.percent == 50)
+        #expect(level.raw == [32768, 16384])
+    }
+
+    @Test("A client reads back every kind of line it is sent")
+    func roundTrip() throws {
+        let press = PressMessage(Press(seq: 1, direction: .mute, count: 1, sink: "s"), time: "t")
+        let lines: [(Data, ServerMessage)] = [
+            (WireFormat.line(press), .press(press)),
+            (WireFormat.line(SubscribedMessage(id: nil, lastSeq: 4)), .subscribed(SubscribedMessage(id: nil, lastSeq: 4))),
+            (WireFormat.line(StateMessage(state: .paused, sink: nil)), .state(StateMessage(state: .paused, sink: nil))),
+            (WireFormat.line(AckMessage(type: "pong", id: .text("x"))), .ack(AckMessage(type: "pong", id: .text("x")))),
+            (WireFormat.line(ErrorMessage(RequestError(.invalidJSON, "m"))), .error(ErrorMessage(RequestError(.invalidJSON, "m")))),
+        ]
+        for (line, expected) in lines {
+            #expect(ServerMessage(line: line.dropLast()) == expected)
+        }
+        #expect(ServerMessage(line: Array("not json".utf8)) == nil)
+    }
+}
