@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // libpulse, from the system (Debian: libpulse-dev).
@@ -46,17 +47,19 @@ let package = Package(
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
             ]
         ),
+        // SO_PEERCRED's `struct ucred`, which does not import into Swift.
+        .target(name: "CPeerCredentials"),
         // The daemon: the actor that owns core, bridge and subscribers, and the control socket.
         .target(
             name: "VolumeGuard",
             dependencies: [
+                "CPeerCredentials",
                 "GuardCore",
                 "GuardProtocol",
                 "PulseBridge",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -71,11 +74,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "GuardCoreTests", dependencies: ["GuardCore"]),
-        .testTarget(name: "GuardProtocolTests", dependencies: ["GuardProtocol"]),
+        .testTarget(
+            name: "GuardCoreTests",
+            dependencies: ["GuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(
+            name: "GuardProtocolTests",
+            dependencies: ["GuardProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["GuardClient", "GuardProtocol", "PulseBridge", "GuardCore"]
+            dependencies: ["GuardClient", "GuardProtocol", "PulseBridge", "GuardCore", "VolumeGuard"]
         ),
     ]
 )

@@ -75,7 +75,13 @@ public final class GuardSession {
 
     /// The next line the daemon sent, without its newline; nil when the connection ended.
     public func nextLine() async throws -> String? {
-        try await lines.next().map { String(buffer: $0) }
+        do {
+            return try await lines.next().map { String(buffer: $0) }
+        } catch let error as IOError where error.errnoCode == ECONNRESET {
+            // The daemon closed the connection with a request of ours unread (it refused us, or we sent
+            // too much): an end like any other.
+            return nil
+        }
     }
 
     /// The next message the daemon sent, skipping lines this version does not know; nil at the end.

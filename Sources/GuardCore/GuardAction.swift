@@ -2,8 +2,14 @@
 public enum GuardAction: Hashable, Sendable {
     /// Ask the server for its default sink; reply with `GuardEvent.defaultSink`.
     case readDefaultSink
+    /// Drop the server connection and make a new one (then `GuardEvent.connected` as usual).
+    case reconnect
+    /// After `after`, ask for the default sink again (reply with `GuardEvent.serverChanged`).
+    case recheckDefaultSink(after: Duration)
     /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.
     case readSink(SinkQuery, ReadTicket)
+    /// Read every sink; reply with `GuardEvent.sinksRead` carrying the same ticket.
+    case readSinks(ReadTicket)
     /// Set every channel of the sink; acknowledge with `GuardEvent.written`.
     case setVolume(sink: UInt32, SinkVolume, ResetTag)
     /// Set the sink's mute; acknowledge with `GuardEvent.written`.

@@ -9,6 +9,7 @@
 /// counted from the written level, not from where the sink was before.
 public struct GuardCore: Sendable {
     public struct Configuration: Hashable, Sendable {
+        public var selection: SinkSelection
         /// The key step in raw units, or nil to learn it from presses.
         public var keyStep: UInt32?
         /// How far a server's reading of the held level may stray from what was written (pipewire-pulse
@@ -17,7 +18,11 @@ public struct GuardCore: Sendable {
         /// How often a reset that did not take is issued again before the guard gives up on it.
         public var resetRetries: Int
 
-        public init(keyStep: UInt32? = nil, echoTolerance: UInt32 = 8, resetRetries: Int = 3) {
+        public init(
+            selection: SinkSelection = .defaultSink, keyStep: UInt32? = nil, echoTolerance: UInt32 = 8,
+            resetRetries: Int = 3
+        ) {
+            self.selection = selection
             self.keyStep = keyStep
             self.echoTolerance = echoTolerance
             self.resetRetries = resetRetries
@@ -51,6 +56,16 @@ public struct GuardCore: Sendable {
         var attempt = 0
     }
 
+    /// A sink being given back: its restore writes, then a reading to check that they took.
+    private struct Release: Hashable, Sendable {
+        var sink: UInt32
+        var name: String
+        var original: SinkLevel
+        var writes: Set<ResetTag> = []
+        var check: ReadTicket?
+        var attempt = 0
+    }
+
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
     public private(set) var presses = PressCounts()
@@ -61,14 +76,20 @@ public struct GuardCore: Sendable {
 
     /// The default sink the core is resolving or holding.
     private var wanted: String?
-    /// The original level of a sink lost with the server connection, kept for when it comes back.
-    private var remembered: (name: String, original: SinkLevel)?
+    /// The original levels of sinks lost without being given back (the server went away, the device was
+    /// unplugged), by name: when such a sink comes back, its level may be the held one the server kept,
+    /// and what is restored in the end must still be the user's own.
+    private var remembered: [String: SinkLevel] = [:]
     private var pendingWrites: Set<ResetTag> = []
-    private var releaseWrites: Set<ResetTag> = []
+    private var releases: [Release] = []
     private var readInFlight: ReadTicket?
     /// The sink changed (or was written) since the last read was issued.
     private var dirty = false
     private var verification: Verification?
+    /// How often the default sink has been asked for again since there was last one to hold.
+    private var defaultRechecks = 0
+    /// A sink appeared on this connection while no default sink could be found.
+    private var sinksWithoutDefault = false
     private var nextTag: UInt64 = 0
     private var nextTicket: UInt64 = 0
     private var outbox: [GuardAction] = []
@@ -78,8 +99,8 @@ public struct GuardCore: Sendable {
         self.keyStep = KeyStep(configured: configuration.keyStep)
     }
 
-    /// True once every write that gives a sink back has been acknowledged.
-    public var isReleased: Bool { releaseWrites.isEmpty }
+    /// True once every sink given back has been read back at its original level (or given up on).
+    public var isReleased: Bool { releases.isEmpty }
 
     /// Feeds one event; returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent) -> [GuardAction] {
@@ -88,16 +109,36 @@ public struct GuardCore: Sendable {
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
             guard state != .stopped else { break }
             forgetConnection()
-            if state != .paused { setState(.connecting) }
-            outbox.append(.readDefaultSink)
+            defaultRechecks = 0
+            sinksWithoutDefault = false
+            guard state != .paused else { break }
+            setState(.connecting)
+            seek()
         case .disconnected:
-            if let guarded { remembered = (guarded.name, guarded.original) }
+            if let guarded { remembered[guarded.name] = guarded.original }
             forgetConnection()
             if state != .paused && state != .stopped { setState(.connecting) }
         case .serverChanged:
-            if state != .stopped { outbox.append(.readDefaultSink) }
+            if state != .stopped, configuration.selection == .defaultSink { outbox.append(.readDefaultSink) }
         case .defaultSink(let name):
+            guard configuration.selection == .defaultSink else { break }
             follow(name)
+        case .sinkAdded(let index):
+            // The sink waited for may just have appeared: a chosen one, or the default. The default is
+            // asked for again rather than compared with the name last heard: servers name a default before
+            // its device exists (WirePlumber restores it by name, with no server change to follow), and
+            // pipewire-pulse offers a passing dummy sink after a restart.
+            guard guarded == nil, readInFlight == nil, state == .noSink else { break }
+            switch configuration.selection {
+            case .defaultSink:
+                sinksWithoutDefault = true
+                outbox.append(.readDefaultSink)
+            case .matching: read(.index(index))
+            }
+        case .sinksRead(let ticket, let sinks):
+            guard ticket == readInFlight else { break }
+            readInFlight = nil
+            received(sinks.first { configuration.selection.admits($0.name) })
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             dirty = true
@@ -107,12 +148,24 @@ public struct GuardCore: Sendable {
             guard let lost = guarded, index == lost.index else { break }
             lose(lost)
         case .sinkRead(let ticket, let reading):
+            if let position = releases.firstIndex(where: { $0.check == ticket }) {
+                checkRelease(at: position, reading)
+                break
+            }
             guard ticket == readInFlight else { break }
             readInFlight = nil
             received(reading)
             readIfDue()
         case .written(let tag, _):
-            releaseWrites.remove(tag)
+            if let position = releases.firstIndex(where: { $0.writes.contains(tag) }) {
+                releases[position].writes.remove(tag)
+                if releases[position].writes.isEmpty {
+                    nextTicket += 1
+                    releases[position].check = ReadTicket(seq: nextTicket)
+                    outbox.append(.readSink(.index(releases[position].sink), ReadTicket(seq: nextTicket)))
+                }
+                break
+            }
             guard pendingWrites.remove(tag) != nil, pendingWrites.isEmpty else { break }
             dirty = true
             readIfDue()
@@ -122,9 +175,9 @@ public struct GuardCore: Sendable {
             setState(.paused)
         case .resume:
             guard state == .paused else { break }
-            remembered = nil
+            remembered = [:]
             setState(.connecting)
-            outbox.append(.readDefaultSink)
+            seek()
         case .shutdown:
             guard state != .stopped else { break }
             stopHolding()
@@ -144,19 +197,49 @@ public struct GuardCore: Sendable {
         wanted = name
         guard state != .paused else { return }
         guard let name else {
-            setState(.noSink)
+            awaitDefault()
             return
         }
         read(.name(name))
     }
 
+    /// There is no default sink to hold (yet). Servers announce a new default with a server change, but
+    /// pipewire-pulse does not when its session manager settles on one after a restart: ask again a few
+    /// times, backing off, and then wait for events alone.
+    ///
+    /// pipewire-pulse 0.3.65 also never tells a client that connected before its session manager was up
+    /// which sink is the default, while newer clients are told: when sinks appear and no default does,
+    /// a fresh connection is asked for (once per connection).
+    private mutating func awaitDefault() {
+        setState(.noSink)
+        guard configuration.selection == .defaultSink, defaultRechecks < Self.defaultRecheckLimit else { return }
+        if sinksWithoutDefault, defaultRechecks >= 3 {
+            sinksWithoutDefault = false
+            outbox.append(.reconnect)
+            return
+        }
+        outbox.append(.recheckDefaultSink(after: .milliseconds(50 << defaultRechecks)))
+        defaultRechecks += 1
+    }
+
+    /// How often, at most, the default sink is asked for again before the guard waits for events alone.
+    public static let defaultRecheckLimit = 8
+
+    /// Looks for the sink to hold.
+    private mutating func seek() {
+        switch configuration.selection {
+        case .defaultSink: outbox.append(.readDefaultSink)
+        case .matching: readAll()
+        }
+    }
+
     private mutating func adopt(_ reading: SinkState) {
         var original = SinkLevel(volume: reading.volume, muted: reading.muted)
-        if let remembered, remembered.name == reading.name,
-           remembered.original.volume.channels.count == reading.volume.channels.count {
-            original = remembered.original
+        if let kept = remembered.removeValue(forKey: reading.name),
+           kept.volume.channels.count == reading.volume.channels.count {
+            original = kept
         }
-        remembered = nil
+        defaultRechecks = 0
         let held = HeldLevel(holding: original.volume)
         guarded = Guarded(
             index: reading.index, name: reading.name, original: original, held: held,
@@ -170,22 +253,22 @@ public struct GuardCore: Sendable {
     /// Gives the guarded sink its original level back and stops holding it.
     private mutating func release() {
         guard let guarded else { return }
-        let volumeTag = issueTag()
-        let muteTag = issueTag()
-        releaseWrites.formUnion([volumeTag, muteTag])
-        outbox.append(.setVolume(sink: guarded.index, guarded.original.volume, volumeTag))
-        outbox.append(.setMute(sink: guarded.index, guarded.original.muted, muteTag))
+        var release = Release(sink: guarded.index, name: guarded.name, original: guarded.original)
+        restore(&release)
+        releases.append(release)
         outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
+        remembered[guarded.name] = nil
         self.guarded = nil
         pendingWrites = []
         verification = nil
         dirty = false
     }
 
-    /// The guarded sink went away (unplugged, module unloaded): nothing to restore; ask which sink is
-    /// the default now.
+    /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
+    /// is kept for when it comes back. Look for another sink to hold.
     private mutating func lose(_ lost: Guarded) {
         outbox.append(.report(.sinkLost(sink: lost.name)))
+        remembered[lost.name] = lost.original
         guarded = nil
         wanted = nil
         pendingWrites = []
@@ -193,7 +276,36 @@ public struct GuardCore: Sendable {
         verification = nil
         dirty = false
         setState(.noSink)
-        outbox.append(.readDefaultSink)
+        seek()
+    }
+
+    /// Issues the writes that put a released sink back at its original level.
+    private mutating func restore(_ release: inout Release) {
+        let volumeTag = issueTag()
+        let muteTag = issueTag()
+        release.writes = [volumeTag, muteTag]
+        release.check = nil
+        outbox.append(.setVolume(sink: release.sink, release.original.volume, volumeTag))
+        outbox.append(.setMute(sink: release.sink, release.original.muted, muteTag))
+    }
+
+    /// Judges the reading after a release's writes: done when the sink is back at its original level
+    /// (or gone); otherwise a write did not take (pipewire-pulse's stale cache) and is issued again.
+    private mutating func checkRelease(at position: Int, _ reading: SinkState?) {
+        var release = releases[position]
+        guard let reading, SinkLevel(volume: reading.volume, muted: reading.muted) != release.original else {
+            releases.remove(at: position)
+            return
+        }
+        guard release.attempt < configuration.resetRetries else {
+            outbox.append(.report(.resetAbandoned(sink: release.name)))
+            releases.remove(at: position)
+            return
+        }
+        release.attempt += 1
+        outbox.append(.report(.resetRetried(sink: release.name, attempt: release.attempt)))
+        restore(&release)
+        releases[position] = release
     }
 
     /// Releases the sink and forgets the default sink, so that no reply still on its way adopts one.
@@ -207,10 +319,10 @@ public struct GuardCore: Sendable {
 
     private mutating func received(_ reading: SinkState?) {
         guard var current = guarded else {
-            if let reading, reading.name == wanted {
+            if let reading, reading.name == wanted || configuration.selection.admits(reading.name) {
                 adopt(reading)
-            } else if state == .connecting || state == .guarding {
-                setState(.noSink)
+            } else if state == .connecting || state == .guarding || state == .noSink {
+                awaitDefault()
             }
             return
         }
@@ -299,10 +411,19 @@ public struct GuardCore: Sendable {
     }
 
     private mutating func read(_ query: SinkQuery) {
+        outbox.append(.readSink(query, issueTicket()))
+    }
+
+    private mutating func readAll() {
+        outbox.append(.readSinks(issueTicket()))
+    }
+
+    /// A ticket for the one read in flight; a reply carrying an older one is stale.
+    private mutating func issueTicket() -> ReadTicket {
         nextTicket += 1
         let ticket = ReadTicket(seq: nextTicket)
         readInFlight = ticket
-        outbox.append(.readSink(query, ticket))
+        return ticket
     }
 
     private mutating func issueTag() -> ResetTag {
@@ -314,7 +435,7 @@ public struct GuardCore: Sendable {
         guarded = nil
         wanted = nil
         pendingWrites = []
-        releaseWrites = []
+        releases = []
         readInFlight = nil
         verification = nil
         dirty = false

@@ -9,12 +9,16 @@ public enum GuardEvent: Hashable, Sendable {
     case serverChanged
     /// Reply to `readDefaultSink`: the server's default sink name, if it has one.
     case defaultSink(String?)
+    /// A sink appeared (a device was plugged in, a module loaded).
+    case sinkAdded(index: UInt32)
     /// A sink change event. It carries no values: the core reads the sink to learn what changed.
     case sinkChanged(index: UInt32)
     /// A sink was removed (unplugged, module unloaded).
     case sinkRemoved(index: UInt32)
     /// Reply to `readSink`: the sink's state, or nil when there is no such sink.
     case sinkRead(ReadTicket, SinkState?)
+    /// Reply to `readSinks`: every sink the server has.
+    case sinksRead(ReadTicket, [SinkState])
     /// Acknowledgement of a write the core issued; `succeeded` is false when the server refused it.
     case written(ResetTag, succeeded: Bool)
     /// Let the keys act normally until `resume`.

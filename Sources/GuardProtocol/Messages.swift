@@ -64,19 +64,23 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     }
 }
 
-/// Reply to `subscribe`; press lines follow.
+/// Reply to `subscribe`; the presses replayed for `since` follow, then live ones.
 public struct SubscribedMessage: Hashable, Sendable, Codable {
     public var type = "subscribed"
     public var id: RequestID?
     public var lastSeq: UInt64
+    /// True when presses after the request's `since` were already dropped from the daemon's history, so
+    /// the replay cannot be complete; absent otherwise, so that a client need only test for it.
+    public var gap: Bool?
 
-    public init(id: RequestID?, lastSeq: UInt64) {
+    public init(id: RequestID?, lastSeq: UInt64, gap: Bool = false) {
         self.id = id
         self.lastSeq = lastSeq
+        self.gap = gap ? true : nil
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id
+        case type, id, gap
         case lastSeq = "last_seq"
     }
 }

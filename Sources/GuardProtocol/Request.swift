@@ -12,10 +12,14 @@ public struct Request: Hashable, Sendable {
     public var command: Command
     /// Echoed in the reply, so a client can match replies to requests.
     public var id: RequestID?
+    /// For `subscribe`: the seq of the last press the client has, so that the later ones still in the
+    /// daemon's history are replayed before live presses follow. Nil: live presses only.
+    public var since: UInt64?
 
-    public init(_ command: Command, id: RequestID? = nil) {
+    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil) {
         self.command = command
         self.id = id
+        self.since = since
     }
 }
 
@@ -46,6 +50,7 @@ extension Request: Codable {
     private enum CodingKeys: String, CodingKey {
         case command = "cmd"
         case id
+        case since
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,11 +61,18 @@ extension Request: Codable {
         }
         self.command = command
         self.id = try fields.decodeIfPresent(RequestID.self, forKey: .id)
+        do {
+            self.since = try fields.decodeIfPresent(UInt64.self, forKey: .since)
+        } catch {
+            // Foundation reports a number out of UInt64's range (-1, 1.5, 1e30) as corrupt JSON, with no path.
+            throw RequestError(.invalidField, "field \"since\" must be a press seq: a whole number, 0 or more")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
         var fields = encoder.container(keyedBy: CodingKeys.self)
         try fields.encode(command.rawValue, forKey: .command)
         try fields.encodeIfPresent(id, forKey: .id)
+        try fields.encodeIfPresent(since, forKey: .since)
     }
 }

@@ -19,6 +19,27 @@ extension PulseConnection {
         }
     }
 
+    /// Reads the name of the server's default sink; nil when there is none (or the request failed).
+    ///
+    /// pipewire-pulse reports the placeholder `@DEFAULT_SINK@` until its session manager has chosen a
+    /// default, and sends no server event once it has. Both servers resolve the placeholder in a sink
+    /// lookup, so the sink it stands for is read and its real name given instead.
+    public func requestDefaultSink(_ completion: @escaping @Sendable (String?) -> Void) {
+        requestServerInfo { [weak self] info in
+            guard let self, let name = info?.defaultSink, name == Self.defaultSinkPlaceholder else {
+                return completion(info?.defaultSink)
+            }
+            // On the mainloop thread, with the lock held: issue the lookup directly.
+            let lookup = ValueRequest<SinkState> { completion($0?.name) }
+            lookup.track(pa_context_get_sink_info_by_name(context, name, { _, info, eol, userdata in
+                guard eol == 0, let info = info?.pointee else { return }
+                ValueRequest<SinkState>.from(userdata).value = SinkState(info)
+            }, lookup.userdata))
+        }
+    }
+
+    static let defaultSinkPlaceholder = "@DEFAULT_SINK@"
+
     /// Reads one sink; completes with nil when there is no such sink.
     public func requestSink(_ query: SinkQuery, _ completion: @escaping @Sendable (SinkState?) -> Void) {
         let request = ValueRequest<SinkState>(completion)
@@ -31,6 +52,21 @@ extension PulseConnection {
             case .index(let index): pa_context_get_sink_info_by_index(context, index, callback, request.userdata)
             case .name(let name): pa_context_get_sink_info_by_name(context, name, callback, request.userdata)
             }
+        }
+    }
+
+    /// Reads every sink; completes with nil when the request failed.
+    public func requestSinks(_ completion: @escaping @Sendable ([SinkState]?) -> Void) {
+        let request = ValueRequest<[SinkState]>(completion)
+        issue(request) { context in
+            pa_context_get_sink_info_list(context, { _, info, eol, userdata in
+                let request = ValueRequest<[SinkState]>.from(userdata)
+                if let info = info?.pointee, eol == 0 {
+                    request.value = (request.value ?? []) + [SinkState(info)]
+                } else if eol > 0, request.value == nil {
+                    request.value = []
+                }
+            }, request.userdata)
         }
     }
 

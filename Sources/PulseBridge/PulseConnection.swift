@@ -11,7 +11,7 @@ import CPulse
 /// A connection that failed stays failed (libpulse cannot reconnect a context): make a new one.
 public final class PulseConnection: @unchecked Sendable {
     private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    let context: OpaquePointer
     private let onEvent: @Sendable (PulseEvent) -> Void
     // Guarded by the mainloop lock.
     private var connectWaiter: CheckedContinuation<Void, any Error>?

@@ -6,8 +6,10 @@ import Synchronization
 /// A client that stops reading fills only its own queue; once it is full the client is cut loose. The
 /// guard and every other client go on untouched, and the daemon's memory stays bounded.
 final class ClientQueue: Sendable {
-    /// Lines queued for one client at most; past that it is cut loose.
-    static let capacity = 4096
+    /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
+    /// that a client still reading takes in time. With the socket's own buffers, a client that stopped
+    /// reading is cut loose some 1,700 presses later (measured with the default history of 1,024).
+    static let headroom = 256
 
     let lines: AsyncStream<ByteBuffer>
     private let continuation: AsyncStream<ByteBuffer>.Continuation
@@ -16,7 +18,7 @@ final class ClientQueue: Sendable {
 
     /// `cutLoose` runs once if the queue overflows: the writer is then stuck behind the client's full
     /// socket, so it cannot notice by itself.
-    init(capacity: Int = ClientQueue.capacity, cutLoose: @escaping @Sendable () -> Void) {
+    init(capacity: Int, cutLoose: @escaping @Sendable () -> Void) {
         (lines, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(capacity))
         self.cutLoose = cutLoose
     }

@@ -16,8 +16,8 @@ struct ClientSession {
 
     func run() async {
         let channel = client.channel
-        let queue = ClientQueue {
-            channel.writeAndFlush(Self.line(ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
+        let queue = ClientQueue(capacity: sinkGuard.clientQueueCapacity) {
+            channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
             channel.close(promise: nil)
         }
         channel.closeFuture.whenComplete { _ in queue.finish() }
@@ -44,7 +44,7 @@ struct ClientSession {
             for try await line in inbound {
                 switch decoder.decode(line.readableBytesView) {
                 case .failure(let error):
-                    queue.send(Self.line(ErrorMessage(error)))
+                    queue.send(ByteBuffer(line: ErrorMessage(error)))
                 case .success(let request):
                     subscribed = subscribed || request.command == .subscribe
                     if let reply = await reply(to: request, queue: queue) { queue.send(reply) }
@@ -52,7 +52,7 @@ struct ClientSession {
             }
         } catch is ByteToMessageDecoderError.PayloadTooLargeError {
             let limit = WireFormat.maximumLineLength
-            queue.send(Self.line(ErrorMessage(RequestError(.lineTooLong, "a request line is at most \(limit) bytes; disconnecting"))))
+            queue.send(ByteBuffer(line: ErrorMessage(RequestError(.lineTooLong, "a request line is at most \(limit) bytes; disconnecting"))))
             return false
         } catch {
             return false
@@ -64,21 +64,17 @@ struct ClientSession {
     private func reply(to request: Request, queue: ClientQueue) async -> ByteBuffer? {
         switch request.command {
         case .subscribe:
-            await sinkGuard.subscribe(queue, id: request.id)
+            await sinkGuard.subscribe(queue, id: request.id, since: request.since)
             return nil
         case .status:
-            return Self.line(await sinkGuard.status(id: request.id))
+            return ByteBuffer(line: await sinkGuard.status(id: request.id))
         case .pause, .resume:
-            sinkGuard.set(paused: request.command == .pause)
-            return Self.line(AckMessage(type: request.command == .pause ? "paused" : "resumed", id: request.id))
+            await sinkGuard.set(paused: request.command == .pause)
+            return ByteBuffer(line: AckMessage(type: request.command == .pause ? "paused" : "resumed", id: request.id))
         case .ping:
-            return Self.line(AckMessage(type: "pong", id: request.id))
+            return ByteBuffer(line: AckMessage(type: "pong", id: request.id))
         case .version:
-            return Self.line(AckMessage(type: "version", id: request.id, version: VolumeGuardVersion.current))
+            return ByteBuffer(line: AckMessage(type: "version", id: request.id, version: VolumeGuardVersion.current))
         }
-    }
-
-    private static func line(_ message: some Encodable) -> ByteBuffer {
-        ByteBuffer(bytes: WireFormat.line(message))
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import GuardProtocol
 import Logging
 import NIOCore
-import NIOExtras
 import NIOPosix
 import ServiceLifecycle
 
@@ -24,6 +23,8 @@ public struct ControlServer: Service, CustomStringConvertible {
     let sinkGuard: SinkGuard
     let logger: Logger
     private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    /// The socket file this daemon bound: the one it removes at the end.
+    private let socketFile: SocketFile?
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
@@ -32,6 +33,7 @@ public struct ControlServer: Service, CustomStringConvertible {
         self.sinkGuard = sinkGuard
         self.logger = logger
         self.server = try await Self.bind(path)
+        self.socketFile = SocketFile(at: path)
     }
 
     public var description: String { "ControlServer(\(path))" }
@@ -42,7 +44,10 @@ public struct ControlServer: Service, CustomStringConvertible {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { clients in
                     for try await client in clients {
-                        group.addTask { await ClientSession(client: client, sinkGuard: sinkGuard).run() }
+                        group.addTask {
+                            guard await serves(client.channel) else { return }
+                            await ClientSession(client: client, sinkGuard: sinkGuard).run()
+                        }
                     }
                 }
                 group.cancelAll()
@@ -50,7 +55,18 @@ public struct ControlServer: Service, CustomStringConvertible {
         } onGracefulShutdown: {
             server.channel.close(promise: nil)
         }
-        unlink(path)
+        if let socketFile, SocketFile(at: path) == socketFile { unlink(path) }
+    }
+
+    /// Whether the client at the other end of `channel` is served; anyone else is closed without a word.
+    private func serves(_ channel: any Channel) async -> Bool {
+        let peer = await Peer(of: channel)
+        if let peer, peer.isServed { return true }
+        logger.notice("refused a client of another user", metadata: [
+            "uid": "\(peer.map { String($0.uid) } ?? "unknown")", "pid": "\(peer.map { String($0.pid) } ?? "unknown")",
+        ])
+        try? await channel.close()
+        return false
     }
 
     /// Binds the socket, mode 0600 from the start. A live socket means another daemon: refuse. A stale
@@ -64,13 +80,15 @@ public struct ControlServer: Service, CustomStringConvertible {
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
         return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 512)
+            // Room for a thousand clients connecting at once: a full backlog fails a client's connect.
+            .serverChannelOption(.backlog, value: 4096)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // A client's bounded queue is where its lines wait; SwiftNIO need buffer only a few more
+            // once the socket is full, or a client that stopped reading would hold hundreds more lines.
+            .childChannelOption(.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 16 * 1024))
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: WireFormat.maximumLineLength)
-                    )
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestLineDecoder()))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }

@@ -20,12 +20,16 @@ public actor SinkGuard: Service, CustomStringConvertible {
         case connectFailed(String, generation: Int)
         case reconnect
         case releaseTimedOut
+        /// Resumed once everything posted before it has been handled.
+        case handled(CheckedContinuation<Void, Never>)
     }
 
     /// Reconnect attempts start fast and back off to this.
     static let maximumBackoff: Duration = .seconds(1)
     /// How long a shutdown waits for the server to acknowledge the restore before giving up.
     static let releaseTimeout: Duration = .seconds(3)
+    /// How long a client's `resume` waits for the guard to hold its sink again before it is answered.
+    static let resumeWait: Duration = .seconds(2)
 
     private let configuration: Configuration
     private let logger: Logger
@@ -38,12 +42,17 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private var backoff: Duration = .milliseconds(50)
     private var serverDescription: String?
     private var subscribers: [ObjectIdentifier: ClientQueue] = [:]
+    /// The latest presses, replayed to subscribers that resume with `since`.
+    private var history: PressHistory
+    /// The state line subscribers were last sent.
+    private var announced: StateMessage?
     private let started = ContinuousClock.now
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         self.core = GuardCore(configuration: configuration.core)
+        self.history = PressHistory(capacity: configuration.historyCapacity)
         (inbox, post) = AsyncStream.makeStream(of: Input.self)
     }
 
@@ -75,10 +84,22 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     // MARK: - Requests from clients
 
-    /// Registers `queue` for presses and queues the `subscribed` reply, ahead of any press.
-    func subscribe(_ queue: ClientQueue, id: RequestID?) {
-        queue.send(ByteBuffer(bytes: WireFormat.line(SubscribedMessage(id: id, lastSeq: core.lastSeq))))
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
+    /// `queue` for live lines. All in one turn of the actor, so no press is lost or sent twice between
+    /// the replay and the live ones. A nil `since` means live presses only.
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?) {
+        let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false)
+        queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: core.lastSeq, gap: replay.gap)))
+        for line in replay.lines {
+            guard queue.send(line) else { return }
+        }
         subscribers[ObjectIdentifier(queue)] = queue
+    }
+
+    /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
+    /// is cut loose, never one that just resumed.
+    nonisolated var clientQueueCapacity: Int {
+        configuration.historyCapacity + ClientQueue.headroom
     }
 
     func unsubscribe(_ queue: ClientQueue) {
@@ -102,9 +123,18 @@ public actor SinkGuard: Service, CustomStringConvertible {
         )
     }
 
-    /// Pauses or resumes guarding, in turn with everything else the core is told.
-    nonisolated func set(paused: Bool) {
+    /// Pauses or resumes guarding, in turn with everything else the core is told; returns once the core
+    /// has taken it, so that a client's next request sees the new state. A resume reads the sink before
+    /// guarding it again: that is waited for too, for `resumeWait` at most (the server may be gone).
+    nonisolated func set(paused: Bool) async {
         post.yield(.core(paused ? .pause : .resume))
+        await withCheckedContinuation { handled in
+            if case .terminated = post.yield(.handled(handled)) { handled.resume() }
+        }
+        let deadline = ContinuousClock.now + Self.resumeWait
+        while !paused, await core.state == .connecting, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     // MARK: - The loop
@@ -133,6 +163,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
         case .releaseTimedOut:
             logger.error("the audio server did not acknowledge the restore in time")
             post.finish()
+        case .handled(let continuation):
+            continuation.resume()
         }
         if core.state == .stopped, core.isReleased { post.finish() }
     }
@@ -140,9 +172,15 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private func pulse(_ event: PulseEvent) {
         switch event {
         case .sinkChanged(let index): perform(core.handle(.sinkChanged(index: index)))
-        case .sinkRemoved(let index): perform(core.handle(.sinkRemoved(index: index)))
-        case .serverChanged: perform(core.handle(.serverChanged))
-        case .sinkAdded: break
+        case .sinkRemoved(let index):
+            logger.debug("sink removed", metadata: ["index": "\(index)"])
+            perform(core.handle(.sinkRemoved(index: index)))
+        case .serverChanged:
+            logger.debug("server changed")
+            perform(core.handle(.serverChanged))
+        case .sinkAdded(let index):
+            logger.debug("sink added", metadata: ["index": "\(index)"])
+            perform(core.handle(.sinkAdded(index: index)))
         case .disconnected(let reason):
             logger.warning("lost the audio server", metadata: ["reason": "\(reason)"])
             connection?.close()
@@ -189,35 +227,58 @@ public actor SinkGuard: Service, CustomStringConvertible {
         for action in actions {
             perform(action)
         }
+        announceState()
     }
 
     private func perform(_ action: GuardAction) {
         let post = post
         switch action {
         case .readDefaultSink:
-            connection?.requestServerInfo { info in
-                if let info { post.yield(.core(.defaultSink(info.defaultSink))) }
+            connection?.requestDefaultSink { [logger] name in
+                logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
+                post.yield(.core(.defaultSink(name)))
             }
         case .readSink(let query, let ticket):
             connection?.requestSink(query) { post.yield(.core(.sinkRead(ticket, $0))) }
+        case .reconnect:
+            post.yield(.pulse(.disconnected(reason: "the server names no default sink to this connection"), generation: generation))
+        case .recheckDefaultSink(let delay):
+            Task {
+                try? await Task.sleep(for: delay)
+                post.yield(.core(.serverChanged))
+            }
+        case .readSinks(let ticket):
+            connection?.requestSinks { sinks in
+                if let sinks { post.yield(.core(.sinksRead(ticket, sinks))) }
+            }
         case .setVolume(let sink, let volume, let tag):
             connection?.setSinkVolume(index: sink, to: volume) { post.yield(.core(.written(tag, succeeded: $0))) }
         case .setMute(let sink, let muted, let tag):
             connection?.setSinkMute(index: sink, muted: muted) { post.yield(.core(.written(tag, succeeded: $0))) }
         case .publish(let press):
             logger.debug("press", metadata: ["seq": "\(press.seq)", "direction": "\(press.direction)", "count": "\(press.count)"])
-            broadcast(PressMessage(press, time: WireFormat.timestamp(Date())))
+            let line = ByteBuffer(line: PressMessage(press, time: WireFormat.timestamp(Date())))
+            history.append(seq: press.seq, line: line)
+            broadcast(line)
         case .stateChanged(let state):
             logger.info("state", metadata: ["state": "\(state.rawValue)"])
-            broadcast(StateMessage(state: state, sink: core.guarded?.name))
         case .report(let report):
             log(report)
         }
     }
 
-    /// Queues one encoded line for every subscriber; one that cannot take it is dropped.
-    private func broadcast(_ message: some Encodable) {
-        let line = ByteBuffer(bytes: WireFormat.line(message))
+    /// Tells subscribers the guard's state and guarded sink when either changed. A switch of sinks keeps
+    /// the state `guarding` and is news all the same; `guarding` without a sink is the middle of such a
+    /// switch, not worth a line.
+    private func announceState() {
+        let current = StateMessage(state: core.state, sink: core.guarded?.name)
+        guard current != announced, current.state != .guarding || current.sink != nil else { return }
+        announced = current
+        broadcast(ByteBuffer(line: current))
+    }
+
+    /// Queues one line for every subscriber; one that cannot take it is dropped.
+    private func broadcast(_ line: ByteBuffer) {
         for (key, queue) in subscribers where !queue.send(line) {
             subscribers[key] = nil
             logger.notice("subscriber cut loose: it stopped reading")

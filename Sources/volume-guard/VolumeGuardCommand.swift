@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GuardProtocol
 
 @main
@@ -14,4 +15,22 @@ struct VolumeGuardCommand: AsyncParsableCommand {
         version: VolumeGuardVersion.current,
         subcommands: [Run.self, Status.self, Watch.self, Pause.self, Resume.self]
     )
+
+    /// ArgumentParser's own `main`, except that a usage error exits with 2, as documented (and as shells
+    /// do), instead of 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let error where exitCode(for: error) == .validationFailure {
+            printError(fullMessage(for: error))
+            Foundation.exit(2)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -8,19 +8,27 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var socket: SocketOptions
 
+    @Option(help: ArgumentHelp(
+        "First print the presses after this seq that the daemon still has (e.g. the last one a previous watch printed).",
+        valueName: "seq"
+    ))
+    var since: UInt64?
+
     @Flag(help: "Print the daemon's raw JSON lines.")
     var json = false
 
     func run() async throws {
         try await talkToDaemon(at: socket.path) { client in
             try await client.withSession { session in
-                try await session.send(Request(.subscribe))
+                try await session.send(Request(.subscribe, since: since))
                 while let line = try await session.nextLine() {
                     if json {
                         printLine(line)
                         continue
                     }
                     switch ServerMessage(line: Array(line.utf8)) {
+                    case .subscribed(let subscribed) where subscribed.gap == true:
+                        printLine("-- some presses after #\(since ?? 0) are no longer in the daemon's history; replaying from the oldest it has")
                     case .press(let press):
                         let times = press.count > 1 ? " x\(press.count)" : ""
                         printLine("\(press.time)  \(press.direction.rawValue)\(times)  \(press.sink)  #\(press.seq)")

@@ -137,6 +137,13 @@ struct Harness {
             case .name(let name): sinks.first { $0.name == name }
             }
             inbox.append(.sinkRead(ticket, sink?.reading))
+        case .reconnect:
+            inbox.append(.disconnected)
+            inbox.append(.connected)
+        case .recheckDefaultSink:
+            inbox.append(.serverChanged)
+        case .readSinks(let ticket):
+            inbox.append(.sinksRead(ticket, sinks.map(\.reading)))
         case .setVolume(let index, let volume, let tag):
             let stored = SinkVolume(channels: volume.channels.map { rendering[$0] ?? $0 })
             write(tag, to: index) { $0.volume = stored }
@@ -213,6 +220,12 @@ struct Harness {
         sinks.removeAll { $0.name == name }
         inbox.append(.sinkRemoved(index: index))
         setDefault(newDefault)
+    }
+
+    /// A device is plugged in (or a module loaded): a new sink appears.
+    mutating func plug(_ sink: SimulatedSink) {
+        sinks.append(sink)
+        inbox.append(.sinkAdded(index: sink.index))
     }
 
     /// The connection drops: queued messages are lost with it.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A private, real audio server started by `scripts/audio-server` in its own runtime directory, with
 /// null sinks. Tests drive it with `pactl`, exactly as a desktop's volume keys would.
-final class AudioServer: Sendable {
+final class AudioServer: @unchecked Sendable {
     enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
         case pulseaudio
         case pipewire
@@ -17,26 +17,36 @@ final class AudioServer: Sendable {
     }
 
     let kind: Kind
-    /// XDG_RUNTIME_DIR, PULSE_SERVER and the script's own variables.
-    let environment: [String: String]
+    /// XDG_RUNTIME_DIR, PULSE_SERVER and the script's own variables; a restart changes the process group.
+    private(set) var environment: [String: String]
 
     /// Starts a server with `sinks` ("name" or "name:channels"); the first becomes the default sink.
     /// Throws (failing the test) when the server cannot start: a test never skips for want of one.
     init(_ kind: Kind, sinks: [String] = ["guard_a", "guard_b"]) throws {
         self.kind = kind
+        environment = try Self.script(["--\(kind)", "--sinks", sinks.joined(separator: ",")])
+    }
+
+    /// Runs scripts/audio-server and reads the environment it prints.
+    private static func script(_ arguments: [String], environment: [String: String] = [:]) throws -> [String: String] {
         let script = repositoryRoot.appendingPathComponent("scripts/audio-server").path
-        let (status, output) = try command([script, "--\(kind)", "--sinks", sinks.joined(separator: ",")])
-        guard status == 0 else { throw TestFailure("scripts/audio-server --\(kind) failed with status \(status)") }
-        var environment: [String: String] = [:]
+        let (status, output) = try command([script] + arguments, environment: environment)
+        guard status == 0 else { throw TestFailure("scripts/audio-server \(arguments.joined(separator: " ")) failed with status \(status)") }
+        var printed: [String: String] = [:]
         for line in output.split(separator: "\n") where line.hasPrefix("export ") {
             let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
-            environment[String(pair[0])] = String(pair[1]).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+            printed[String(pair[0])] = String(pair[1]).trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
         }
-        guard environment["PULSE_SERVER"] != nil, environment["AUDIO_SERVER_PGID"] != nil else {
+        guard printed["PULSE_SERVER"] != nil, printed["AUDIO_SERVER_PGID"] != nil else {
             throw TestFailure("scripts/audio-server printed no environment:\n\(output)")
         }
-        self.environment = environment
+        return printed
+    }
+
+    /// Starts the server again, same kind and sinks, at the same address (after `crash()`, or ending it).
+    func restart() throws {
+        environment = try Self.script(["--restart"], environment: environment)
     }
 
     deinit {
@@ -83,6 +93,17 @@ final class AudioServer: Sendable {
     /// Sets raw per-channel values (`pactl` takes a bare integer as raw).
     func setVolume(of sink: String, raw: [UInt32]) throws {
         try pactl(["set-sink-volume", sink] + raw.map(String.init))
+    }
+
+    /// Adds a null sink, as plugging in a device would; returns its module, for `unplug`.
+    func plug(_ sink: String, channels: Int = 2) throws -> String {
+        try pactl("load-module", "module-null-sink", "sink_name=\(sink)", "channels=\(channels)")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Removes a sink added by `plug`, as unplugging the device would.
+    func unplug(module: String) throws {
+        try pactl("unload-module", module)
     }
 
     /// Makes `sink` the default and waits until the server reports it (WirePlumber applies it late).

@@ -3,13 +3,26 @@ import Foundation
 /// Runs a program to its end and returns its exit status and standard output.
 @discardableResult
 func command(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> (status: Int32, output: String) {
+    try run(arguments, environment: environment, errors: FileHandle.standardError)
+}
+
+/// Runs a program to its end and returns its exit status, standard output and standard error.
+func outcome(of arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: errors.path, contents: nil) else { throw TestFailure("cannot create \(errors.path)") }
+    defer { try? FileManager.default.removeItem(at: errors) }
+    let (status, output) = try run(arguments, environment: environment, errors: FileHandle(forWritingTo: errors))
+    return (status, output, try String(contentsOf: errors, encoding: .utf8))
+}
+
+private func run(_ arguments: [String], environment: [String: String], errors: FileHandle) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.standardError
+    process.standardError = errors
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
@@ -20,13 +33,15 @@ func command(_ arguments: [String], environment: [String: String] = [:], input: 
 let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// Waits until `condition` holds, checking every 20 ms; false if it still does not after `timeout`.
+/// Waits until `condition` holds, checking every `interval`; false if it still does not after `timeout`.
 /// A bounded wait for something to happen, never an assertion about speed.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(
+    within timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
+) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
+        try? await Task.sleep(for: interval)
     }
     return try await condition()
 }

@@ -17,14 +17,27 @@ final class Daemon: @unchecked Sendable {
     let client: GuardClient
 
     /// Starts the daemon and waits until its socket answers and it guards (or reports why not).
-    init(on server: AudioServer, arguments: [String] = [], waitForGuarding: Bool = true) async throws {
-        socketPath = server.runtimeDirectory + "/volume-guard.sock"
-        logPath = server.runtimeDirectory + "/volume-guard.log"
+    convenience init(on server: AudioServer, arguments: [String] = [], waitForGuarding: Bool = true) async throws {
+        try await self.init(
+            socketPath: server.runtimeDirectory + "/volume-guard.sock", environment: server.environment,
+            arguments: arguments, waitForGuarding: waitForGuarding
+        )
+    }
+
+    /// Starts the daemon on `socketPath` (its log goes beside it), through `launcher` if given (a command
+    /// that then runs the daemon's own, such as `setpriv` or `prlimit`), and waits as above.
+    init(
+        socketPath: String, environment: [String: String], arguments: [String] = [], launcher: [String] = [],
+        waitForGuarding: Bool = true
+    ) async throws {
+        self.socketPath = socketPath
+        logPath = (socketPath as NSString).deletingLastPathComponent + "/volume-guard.log"
         client = GuardClient(socketPath: socketPath)
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["run", "--socket", socketPath, "--log-level", "debug"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(server.environment) { $1 }
+        let command = launcher + [Self.binary, "run", "--socket", socketPath, "--log-level", "debug"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
         let up = await eventually {
@@ -45,6 +58,28 @@ final class Daemon: @unchecked Sendable {
         return status
     }
 
+    var pid: pid_t { process.processIdentifier }
+
+    /// How many files the daemon has open now.
+    var openFiles: Int {
+        get throws { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count }
+    }
+
+    /// How many threads the daemon runs now.
+    var threads: Int {
+        get throws { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count }
+    }
+
+    /// The daemon's resident memory in KiB.
+    var residentKiB: Int {
+        get throws { try procField("/proc/\(pid)/status", "VmRSS:") }
+    }
+
+    /// The daemon's soft limit on open files.
+    var openFileLimit: Int {
+        get throws { try procField("/proc/\(pid)/limits", "Max open files") }
+    }
+
     /// Sends `signal` and waits for the process to end; returns its exit status (nil if killed by a signal).
     func stop(with signal: Int32 = SIGTERM) async -> Int32? {
         kill(process.processIdentifier, signal)
@@ -54,26 +89,44 @@ final class Daemon: @unchecked Sendable {
     }
 }
 
+/// The first number on the line of a /proc file that starts with `label`.
+private func procField(_ path: String, _ label: String) throws -> Int {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let line = text.split(separator: "\n").first { $0.hasPrefix(label) } ?? ""
+    guard let value = line.dropFirst(label.count).split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) }) else {
+        throw TestFailure("no \(label) in \(path)")
+    }
+    return value
+}
+
 /// A subscribed client that records every line the daemon sends it.
 final class Subscriber: Sendable {
     private actor Log {
         var messages: [ServerMessage] = []
-        func append(_ message: ServerMessage) { messages.append(message) }
+        var presses: [PressMessage] = []
+        var ended = false
+        func end() { ended = true }
+        func append(_ message: ServerMessage) {
+            messages.append(message)
+            if case .press(let press) = message { presses.append(press) }
+        }
     }
 
     private let log = Log()
-    private let reader: Task<Void, any Error>
+    private let reader: Task<Void, Never>
 
-    init(to daemon: Daemon) async throws {
+    /// Sends `request` (a `subscribe`, perhaps with `since`) and waits for its reply.
+    init(to daemon: Daemon, request: Request = Request(.subscribe)) async throws {
         let log = log
         let client = daemon.client
         reader = Task {
-            try await client.withSession { session in
-                try await session.send(Request(.subscribe))
+            try? await client.withSession { session in
+                try await session.send(request)
                 while let message = try await session.next() {
                     await log.append(message)
                 }
             }
+            await log.end()
         }
         guard await eventually({ await self.subscribed }) else { throw TestFailure("no subscribed reply") }
     }
@@ -84,8 +137,27 @@ final class Subscriber: Sendable {
         get async { await log.messages.contains { if case .subscribed = $0 { true } else { false } } }
     }
 
+    /// Every line received, in order.
+    var messages: [ServerMessage] {
+        get async { await log.messages }
+    }
+
     var presses: [PressMessage] {
-        get async { await log.messages.compactMap { if case .press(let press) = $0 { press } else { nil } } }
+        get async { await log.presses }
+    }
+
+    var states: [StateMessage] {
+        get async { await log.messages.compactMap { if case .state(let state) = $0 { state } else { nil } } }
+    }
+
+    /// The reply to the subscribe request.
+    var reply: SubscribedMessage? {
+        get async { await log.messages.lazy.compactMap { if case .subscribed(let reply) = $0 { reply } else { nil } }.first }
+    }
+
+    /// Whether the daemon ended the connection.
+    var ended: Bool {
+        get async { await log.ended }
     }
 
     /// Waits until at least `count` presses arrived; returns them all.

@@ -1,0 +1,84 @@
+import Foundation
+import GuardProtocol
+import Testing
+
+@Suite("The command line", .serialized)
+struct CommandLineTests {
+    @Test("Exit codes: 2 for usage, 3 with a hint when no daemon runs")
+    func exitCodes() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID().uuidString).sock").path
+        for arguments in [["status"], ["watch"], ["pause"], ["resume"]] {
+            let result = try outcome(of: [Daemon.binary] + arguments + ["--socket", missing])
+            #expect(result.status == 3, "\(arguments)")
+            #expect(result.errors == "volume-guard: no daemon is running at \(missing)\nstart one with: volume-guard run\n")
+        }
+        for arguments in [["watch", "--bogus"], ["watch", "--since", "soon"], ["run", "--history", "0"], ["status", "extra"], ["dance"]] {
+            let result = try outcome(of: [Daemon.binary] + arguments + ["--socket", missing])
+            #expect(result.status == 2, "\(arguments): \(result.errors)")
+            #expect(result.errors.contains("Usage:"), "\(arguments)")
+        }
+        #expect(try outcome(of: [Daemon.binary, "--help"]).status == 0)
+    }
+
+    @Test("status is a readable summary; pause and resume act and exit 0")
+    func statusPauseResume() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [32768, 32768])
+        let daemon = try await Daemon(on: server)
+        let cli = { (arguments: [String]) in try outcome(of: [Daemon.binary] + arguments + ["--socket", daemon.socketPath]) }
+
+        let status = try cli(["status"])
+        #expect(status.status == 0)
+        let lines = status.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("state       guarding"))
+        #expect(lines.contains("sink        guard_a"))
+        #expect(lines.contains("held        50.00 % (raw 32768/32768)"))
+        #expect(lines.contains("original    50.00 % (raw 32768/32768)"))
+        #expect(lines.contains("presses     up 0, down 0, mute 0 (last seq 0)"))
+        #expect(lines.contains("subscribers 0"))
+        #expect(lines.contains { $0.hasPrefix("uptime      0h 0m ") }, "\(lines)")
+
+        #expect(try cli(["pause"]).status == 0)
+        #expect(try cli(["status"]).output.contains("state       paused"))
+        #expect(try cli(["resume"]).status == 0)
+        #expect(try cli(["status"]).output.contains("state       guarding"))
+        let json = try cli(["status", "--json"])
+        guard case .status(let reply)? = ServerMessage(line: Array(json.output.utf8.dropLast())) else {
+            Issue.record("not a status line: \(json.output)")
+            return
+        }
+        #expect(reply.sink == "guard_a")
+    }
+
+    @Test("watch --since prints the presses the daemon still has, then live ones, and says when some are gone")
+    func watchSince() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [32768, 32768])
+        let daemon = try await Daemon(on: server, arguments: ["--step", "5", "--history", "2"])
+        let keys = try await KeyPresser(on: server, sink: "guard_a")
+        let witness = try await Subscriber(to: daemon)
+        for _ in 0..<3 { try await keys.pressUp(by: 3277) }
+        _ = try await witness.waitForPresses(3)
+
+        let human = try BackgroundCommand([Daemon.binary, "watch", "--since", "0", "--socket", daemon.socketPath])
+        let raw = try BackgroundCommand([Daemon.binary, "watch", "--since", "2", "--json", "--socket", daemon.socketPath])
+        #expect(await eventually { human.output.contains("#3") && raw.output.contains(#""seq":3"#) })
+        try await keys.pressUp(by: 3277)
+        #expect(await eventually { human.output.contains("#4") && raw.output.contains(#""seq":4"#) })
+        #expect(await daemon.stop() == 0)
+        #expect(human.wait() == 0)
+        #expect(raw.wait() == 0)
+
+        let lines = human.output.split(separator: "\n")
+        #expect(lines.first == "-- some presses after #0 are no longer in the daemon's history; replaying from the oldest it has")
+        #expect(lines.dropFirst().prefix(3).map { $0.split(separator: " ").last } == ["#2", "#3", "#4"])
+        #expect(lines.dropFirst().first?.contains("Z  up  guard_a  #2") == true, "\(lines)")
+        let messages = raw.output.split(separator: "\n").compactMap { ServerMessage(line: Array($0.utf8)) }
+        guard case .subscribed(let reply)? = messages.first else {
+            Issue.record("no subscribed line: \(raw.output)")
+            return
+        }
+        #expect(reply.gap == nil)
+        #expect(messages.compactMap { if case .press(let press) = $0 { press.seq } else { nil } } == [UInt64(3), 4])
+    }
+}

@@ -1,0 +1,58 @@
+import GuardProtocol
+import Testing
+
+@Suite("Living through audio server restarts", .serialized)
+struct ServerRestartTests {
+    @Test("Twenty crashes and restarts: connecting while gone, guarding after, seq going on, nothing leaked", arguments: AudioServer.Kind.underTest)
+    func crashAndRestart(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        try server.setVolume(of: "guard_a", raw: [26214, 26214])
+        let daemon = try await Daemon(on: server)
+        let subscriber = try await Subscriber(to: daemon)
+        try server.pactl("set-sink-volume", "guard_a", "+5%")
+        _ = try await subscriber.waitForPresses(1)
+
+        var baseline: (files: Int, threads: Int, kib: Int)?
+        let cycles = 20
+        for cycle in 1...cycles {
+            server.crash()
+            #expect(try await eventually { try await daemon.status().state == .connecting }, "cycle \(cycle)")
+            try server.restart()
+            guard try await eventually({ try await daemon.status().state == .guarding }) else {
+                let status = try await daemon.status()
+                Issue.record("cycle \(cycle): \(status.state), sink \(status.sink ?? "-"); log:\n\(daemon.log.split(separator: "\n").suffix(25).joined(separator: "\n"))")
+                return
+            }
+            // The fresh server's sink starts elsewhere; the guard holds the user's level again.
+            try await expectVolume(server, "guard_a", [26214, 26214])
+
+            try server.pactl("set-sink-volume", "guard_a", cycle.isMultiple(of: 2) ? "+5%" : "-5%")
+            let press = try await subscriber.waitForPresses(cycle + 1)[cycle]
+            #expect(press.seq == UInt64(cycle + 1))
+            try await expectVolume(server, "guard_a", [26214, 26214])
+            if cycle == 2 { baseline = (try daemon.openFiles, try daemon.threads, try daemon.residentKiB) }
+        }
+        let settled = try #require(baseline)
+        let (files, threads, kib) = (try daemon.openFiles, try daemon.threads, try daemon.residentKiB)
+        #expect(files <= settled.files, "open files grew from \(settled.files) to \(files)")
+        #expect(threads <= settled.threads, "threads grew from \(settled.threads) to \(threads)")
+        #expect(kib - settled.kib < 2048, "resident memory grew from \(settled.kib) to \(kib) KiB")
+
+        // The original survives every restart: the sink gets the user's level back, not the server's.
+        try server.setVolume(of: "guard_a", raw: [26214, 26214])
+        #expect(await daemon.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [26214, 26214])
+    }
+
+    @Test("Status answers while the server is gone", arguments: AudioServer.Kind.underTest)
+    func statusWhileGone(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let daemon = try await Daemon(on: server)
+        server.crash()
+        #expect(try await eventually { try await daemon.status().state == .connecting })
+        let status = try await daemon.status()
+        #expect(status.sink == nil)
+        #expect(status.server == nil)
+        #expect(await daemon.stop() == 0, "a daemon with no server still exits cleanly")
+    }
+}
