@@ -65,12 +65,24 @@ public final class GuardSession {
     }
 
     public func send(_ request: Request) async throws {
-        try await outbound.write(ByteBuffer(bytes: WireFormat.line(request)))
+        try await write(ByteBuffer(bytes: WireFormat.line(request)))
     }
 
     /// Sends bytes as they are, for speaking the protocol by hand (a newline ends a request).
     public func send(raw bytes: some Sequence<UInt8>) async throws {
-        try await outbound.write(ByteBuffer(bytes: bytes))
+        try await write(ByteBuffer(bytes: bytes))
+    }
+
+    /// Writes to the daemon; a daemon that already closed the connection (it refused us) is reported
+    /// as such, whichever way the socket says so.
+    private func write(_ buffer: ByteBuffer) async throws {
+        do {
+            try await outbound.write(buffer)
+        } catch ChannelError.ioOnClosedChannel, ChannelError.outputClosed {
+            throw GuardClient.Failure.closed
+        } catch let error as IOError where error.errnoCode == EPIPE || error.errnoCode == ECONNRESET {
+            throw GuardClient.Failure.closed
+        }
     }
 
     /// The next line the daemon sent, without its newline; nil when the connection ended.

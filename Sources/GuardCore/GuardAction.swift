@@ -4,8 +4,8 @@ public enum GuardAction: Hashable, Sendable {
     case readDefaultSink
     /// Drop the server connection and make a new one (then `GuardEvent.connected` as usual).
     case reconnect
-    /// After `after`, ask for the default sink again (reply with `GuardEvent.serverChanged`).
-    case recheckDefaultSink(after: Duration)
+    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer, for asking again for a default sink.
+    case wakeUp(after: Duration)
     /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.
     case readSink(SinkQuery, ReadTicket)
     /// Read every sink; reply with `GuardEvent.sinksRead` carrying the same ticket.
@@ -34,4 +34,6 @@ public enum GuardReport: Hashable, Sendable {
     case resetAbandoned(sink: String)
     /// The guarded sink went away.
     case sinkLost(sink: String)
+    /// Another client set the sink right after every reset: the guard holds that client's level now.
+    case contested(sink: String, held: SinkVolume)
 }

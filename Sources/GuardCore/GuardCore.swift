@@ -1,5 +1,6 @@
-/// The guard's decisions, as a pure value: fed `GuardEvent`s in the order they happened, it returns the
-/// `GuardAction`s to perform. No IO, no clock, no threads: every rule can be tested by feeding events.
+/// The guard's decisions, as a pure value: fed `GuardEvent`s in the order they happened, each with the
+/// time it happened, it returns the `GuardAction`s to perform. No IO, no clock of its own, no threads:
+/// every rule can be tested by feeding events.
 ///
 /// How it tells a person's change from its own echo: the server's change events carry no values and no
 /// author, so the core reads the sink after each event and compares the reading with `seen`, the level
@@ -40,6 +41,8 @@ public struct GuardCore: Sendable {
         public var heldAsRead: SinkVolume?
         /// The level the core has accounted for: the last reading, or what its own writes set since.
         public var seen: SinkLevel
+        /// Another client fought the guard: `held` is that client's level, not the original's.
+        public var contested = false
 
         /// The held level as the server will report it.
         public var target: SinkLevel {
@@ -72,6 +75,11 @@ public struct GuardCore: Sendable {
     /// The seq of the last press published; 0 before the first.
     public private(set) var lastSeq: UInt64 = 0
     public private(set) var keyStep: KeyStep
+    private var contest = Contest()
+    /// When the last batch of resets was acknowledged.
+    private var resetAcknowledged: Duration?
+    /// The time of the event being handled.
+    private var now: Duration = .zero
     public let configuration: Configuration
 
     /// The default sink the core is resolving or holding.
@@ -99,11 +107,15 @@ public struct GuardCore: Sendable {
         self.keyStep = KeyStep(configured: configuration.keyStep)
     }
 
+    /// Whether another client fought the guard over this sink, and the guard now holds that client's level.
+    public var isContested: Bool { guarded?.contested ?? false }
+
     /// True once every sink given back has been read back at its original level (or given up on).
     public var isReleased: Bool { releases.isEmpty }
 
-    /// Feeds one event; returns what to do about it, in order.
-    public mutating func handle(_ event: GuardEvent) -> [GuardAction] {
+    /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
+    public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
+        self.now = now
         switch event {
         case .connected:
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
@@ -167,8 +179,11 @@ public struct GuardCore: Sendable {
                 break
             }
             guard pendingWrites.remove(tag) != nil, pendingWrites.isEmpty else { break }
+            resetAcknowledged = now
             dirty = true
             readIfDue()
+        case .wakeUp:
+            wokeUp()
         case .pause:
             guard state != .paused, state != .stopped else { break }
             stopHolding()
@@ -218,7 +233,7 @@ public struct GuardCore: Sendable {
             outbox.append(.reconnect)
             return
         }
-        outbox.append(.recheckDefaultSink(after: .milliseconds(50 << defaultRechecks)))
+        outbox.append(.wakeUp(after: .milliseconds(50 << defaultRechecks)))
         defaultRechecks += 1
     }
 
@@ -240,6 +255,7 @@ public struct GuardCore: Sendable {
             original = kept
         }
         defaultRechecks = 0
+        contest = Contest()
         let held = HeldLevel(holding: original.volume)
         guarded = Guarded(
             index: reading.index, name: reading.name, original: original, held: held,
@@ -256,6 +272,7 @@ public struct GuardCore: Sendable {
         var release = Release(sink: guarded.index, name: guarded.name, original: guarded.original)
         restore(&release)
         releases.append(release)
+        contest = Contest()
         outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
         remembered[guarded.name] = nil
         self.guarded = nil
@@ -366,9 +383,23 @@ public struct GuardCore: Sendable {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             publish(.mute, count: 1, on: current.name)
         }
+        if level != current.seen,
+           contest.noteChange(to: level, at: now, resetAcknowledged: check == nil ? nil : resetAcknowledged) {
+            current.held = HeldLevel(holding: level.volume)
+            current.heldAsRead = nil
+            current.contested = true
+            outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
+        }
         current.seen = level
         guarded = current
         holdTarget(correcting: level, attempt: 0)
+    }
+
+    /// A timer the core asked for is due: the default sink is worth asking for again.
+    private mutating func wokeUp() {
+        if guarded == nil, readInFlight == nil, state == .noSink, configuration.selection == .defaultSink {
+            outbox.append(.readDefaultSink)
+        }
     }
 
     /// Issues the writes that put the guarded sink back at its held level, if it is not there.

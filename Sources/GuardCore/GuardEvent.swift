@@ -25,6 +25,8 @@ public enum GuardEvent: Hashable, Sendable {
     case pause
     /// Guard again, holding the sink's current level.
     case resume
+    /// A `wakeUp` the core asked for is due.
+    case wakeUp
     /// Give the sink back (original volume and mute) and stop.
     case shutdown
 }

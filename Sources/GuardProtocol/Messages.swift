@@ -38,11 +38,14 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     /// The audio server's name and version, e.g. "pulseaudio 16.1".
     public var server: String?
     public var uptimeSeconds: Double
+    /// True when another client fought the guard (set the volume right after every reset): the guard
+    /// then holds that client's level (`held`) instead, and still reports and resets presses.
+    public var contested: Bool
 
     public init(
         id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
         muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
-        uptimeSeconds: Double
+        uptimeSeconds: Double, contested: Bool = false
     ) {
         self.id = id
         self.state = state
@@ -55,10 +58,11 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         self.subscribers = subscribers
         self.server = server
         self.uptimeSeconds = uptimeSeconds
+        self.contested = contested
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, state, sink, held, original, muted, presses, subscribers, server
+        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested
         case lastSeq = "last_seq"
         case uptimeSeconds = "uptime_seconds"
     }

@@ -119,7 +119,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
             lastSeq: core.lastSeq,
             subscribers: subscribers.count,
             server: serverDescription,
-            uptimeSeconds: (ContinuousClock.now - started).seconds
+            uptimeSeconds: (ContinuousClock.now - started).seconds,
+            contested: core.isContested
         )
     }
 
@@ -142,7 +143,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private func handle(_ input: Input) {
         switch input {
         case .core(let event):
-            perform(core.handle(event))
+            feed(event)
         case .pulse(let event, let from):
             guard from == generation else { return }
             pulse(event)
@@ -152,7 +153,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
             serverDescription = server
             backoff = .milliseconds(50)
             logger.info("connected to the audio server", metadata: ["server": "\(server)"])
-            perform(core.handle(.connected))
+            feed(.connected)
         case .connectFailed(let reason, let from):
             guard from == generation else { return }
             logger.warning("cannot reach the audio server; retrying", metadata: ["reason": "\(reason)", "in": "\(backoff)"])
@@ -171,22 +172,22 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     private func pulse(_ event: PulseEvent) {
         switch event {
-        case .sinkChanged(let index): perform(core.handle(.sinkChanged(index: index)))
+        case .sinkChanged(let index): feed(.sinkChanged(index: index))
         case .sinkRemoved(let index):
             logger.debug("sink removed", metadata: ["index": "\(index)"])
-            perform(core.handle(.sinkRemoved(index: index)))
+            feed(.sinkRemoved(index: index))
         case .serverChanged:
             logger.debug("server changed")
-            perform(core.handle(.serverChanged))
+            feed(.serverChanged)
         case .sinkAdded(let index):
             logger.debug("sink added", metadata: ["index": "\(index)"])
-            perform(core.handle(.sinkAdded(index: index)))
+            feed(.sinkAdded(index: index))
         case .disconnected(let reason):
             logger.warning("lost the audio server", metadata: ["reason": "\(reason)"])
             connection?.close()
             connection = nil
             serverDescription = nil
-            perform(core.handle(.disconnected))
+            feed(.disconnected)
             scheduleReconnect()
         }
     }
@@ -223,6 +224,11 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     // MARK: - Performing the core's actions
 
+    /// Hands the core one event, with the time it is handled, and performs what it returns.
+    private func feed(_ event: GuardEvent) {
+        perform(core.handle(event, at: ContinuousClock.now - started))
+    }
+
     private func perform(_ actions: [GuardAction]) {
         for action in actions {
             perform(action)
@@ -242,10 +248,10 @@ public actor SinkGuard: Service, CustomStringConvertible {
             connection?.requestSink(query) { post.yield(.core(.sinkRead(ticket, $0))) }
         case .reconnect:
             post.yield(.pulse(.disconnected(reason: "the server names no default sink to this connection"), generation: generation))
-        case .recheckDefaultSink(let delay):
+        case .wakeUp(let delay):
             Task {
                 try? await Task.sleep(for: delay)
-                post.yield(.core(.serverChanged))
+                post.yield(.core(.wakeUp))
             }
         case .readSinks(let ticket):
             connection?.requestSinks { sinks in
@@ -297,6 +303,11 @@ public actor SinkGuard: Service, CustomStringConvertible {
             logger.warning("reset keeps not taking; leaving the sink where it is", metadata: ["sink": "\(sink)"])
         case .sinkLost(let sink):
             logger.notice("guarded sink went away", metadata: ["sink": "\(sink)"])
+        case .contested(let sink, let held):
+            logger.warning(
+                "another client sets the volume right after every reset; holding its level instead of fighting it",
+                metadata: ["sink": "\(sink)", "held": "\(held)"]
+            )
         }
     }
 }

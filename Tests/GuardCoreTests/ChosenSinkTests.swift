@@ -117,7 +117,7 @@ struct SinkLifeTests {
         var h = Harness([SimulatedSink(index: 1, name: Name.hdmi, [20000, 20000])], default: nil)
         h.feed(.connected)
         h.settle()
-        let delays = h.log.compactMap { if case .recheckDefaultSink(let after) = $0 { after } else { nil } }
+        let delays = h.log.compactMap { if case .wakeUp(let after) = $0 { after } else { nil } }
         #expect(delays.count == GuardCore.defaultRecheckLimit)
         #expect(delays == delays.sorted())
         #expect(delays.first! < delays.last!)

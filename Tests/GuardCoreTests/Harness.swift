@@ -68,6 +68,11 @@ struct Harness {
     var rendering: [UInt32: UInt32] = [:]
     /// False while the connection is down: requests go nowhere.
     var online = true
+    /// The time given with each event. A person acts at a person's pace (see `change`); the server
+    /// answers at once; a requested wake-up moves the clock on by its delay.
+    var clock: Duration = .zero
+    /// Another client that sets this level again right after every write of the guard's.
+    var fighter: (sink: String, level: SinkLevel)?
 
     init(
         _ sinks: [SimulatedSink], default defaultSink: String?,
@@ -96,7 +101,7 @@ struct Harness {
     @discardableResult
     mutating func feed(_ event: GuardEvent) -> [GuardAction] {
         delivered.append(event)
-        let actions = core.handle(event)
+        let actions = core.handle(event, at: clock)
         log += actions
         for action in actions { serve(action) }
         return actions
@@ -140,8 +145,9 @@ struct Harness {
         case .reconnect:
             inbox.append(.disconnected)
             inbox.append(.connected)
-        case .recheckDefaultSink:
-            inbox.append(.serverChanged)
+        case .wakeUp(let delay):
+            clock += delay
+            inbox.append(.wakeUp)
         case .readSinks(let ticket):
             inbox.append(.sinksRead(ticket, sinks.map(\.reading)))
         case .setVolume(let index, let volume, let tag):
@@ -169,6 +175,12 @@ struct Harness {
         acknowledge(tag, succeeded: true)
         if sink != sinks[position] {
             sinks[position] = sink
+            inbox.append(.sinkChanged(index: index))
+        }
+        // A fighting client answers every write at once with its own level.
+        if let fighter, fighter.sink == sink.name, sinks[position].level != fighter.level {
+            sinks[position].volume = fighter.level.volume
+            sinks[position].muted = fighter.level.muted
             inbox.append(.sinkChanged(index: index))
         }
     }
@@ -248,12 +260,16 @@ struct Harness {
             Issue.record("no sink named \(name)")
             return
         }
+        clock += Self.personalPace
         var sink = sinks[position]
         body(&sink)
         guard sink != sinks[position] else { return }
         sinks[position] = sink
         inbox.append(.sinkChanged(index: sink.index))
     }
+
+    /// The shortest time between a person's key presses: keyboard auto-repeat, at its fastest.
+    static let personalPace: Duration = .milliseconds(25)
 
     // MARK: - What happened
 
