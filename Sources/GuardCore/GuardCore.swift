@@ -80,6 +80,8 @@ public struct GuardCore: Sendable {
     private var resetAcknowledged: Duration?
     /// The time of the event being handled.
     private var now: Duration = .zero
+    /// When the last press was published.
+    private var lastPress: Duration?
     public let configuration: Configuration
 
     /// The default sink the core is resolving or holding.
@@ -374,11 +376,11 @@ public struct GuardCore: Sendable {
         }
 
         let delta = Int64(level.volume.max) - Int64(current.seen.volume.max)
-        let settled = current.seen == current.target
+        let isolated = current.seen == current.target && lastPress.map { now - $0 >= KeyStep.isolation } ?? true
         if delta != 0 {
             let size = UInt32(delta.magnitude)
             publish(delta > 0 ? .up : .down, count: keyStep.count(for: size), on: current.name)
-            if settled { keyStep.learn(from: size) }
+            if isolated { keyStep.learn(from: size) }
         } else if level.muted != current.seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             publish(.mute, count: 1, on: current.name)
@@ -426,6 +428,7 @@ public struct GuardCore: Sendable {
     }
 
     private mutating func publish(_ direction: Direction, count: Int, on sink: String) {
+        lastPress = now
         lastSeq += 1
         presses[direction] += count
         outbox.append(.publish(Press(seq: lastSeq, direction: direction, count: count, sink: sink)))

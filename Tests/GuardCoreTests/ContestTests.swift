@@ -43,6 +43,7 @@ struct ContestTests {
     @Test("a person's key presses at auto-repeat pace, landing on the same level each time, are no fight")
     func heldKeyIsNoFight() {
         var h = Harness.guarding([Self.speakers])
+        h.pace = .milliseconds(25)
         for _ in 0..<60 {
             h.userSets(Name.speakers, [33277, 33277])
             h.settle()

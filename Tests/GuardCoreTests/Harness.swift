@@ -260,7 +260,7 @@ struct Harness {
             Issue.record("no sink named \(name)")
             return
         }
-        clock += Self.personalPace
+        clock += pace
         var sink = sinks[position]
         body(&sink)
         guard sink != sinks[position] else { return }
@@ -268,8 +268,8 @@ struct Harness {
         inbox.append(.sinkChanged(index: sink.index))
     }
 
-    /// The shortest time between a person's key presses: keyboard auto-repeat, at its fastest.
-    static let personalPace: Duration = .milliseconds(25)
+    /// The time between a person's actions: deliberate taps unless a test holds a key (auto-repeat).
+    var pace: Duration = .milliseconds(300)
 
     // MARK: - What happened
 

@@ -113,3 +113,24 @@ struct KeyStepTests {
         #expect(h.core.keyStep.current == nil)
     }
 }
+
+@Suite("Learning the key step only from isolated presses")
+struct StepIsolationTests {
+    @Test("changes inside a burst or auto-repeat teach nothing, so merged changes cannot inflate the step")
+    func burstTeachesNothing() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000, 30000])])
+        for _ in 0..<4 {
+            h.userMoves(Name.speakers, by: 3277)
+            h.settle()
+        }
+        #expect(h.core.keyStep.current == 3277)
+        // A held key whose repeats the guard sees merged in pairs.
+        h.pace = .milliseconds(30)
+        for _ in 0..<10 {
+            h.userMoves(Name.speakers, by: 6554)
+            h.settle()
+        }
+        #expect(h.core.keyStep.current == 3277)
+        #expect(h.presses.suffix(10).allSatisfy { $0.count == 2 })
+    }
+}
