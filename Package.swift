@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // Without its default Foundation trait: the daemon passes plain strings and byte buffers.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
+        // FilePath, for Subprocess: an action's program given by path.
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // libpulse, from the system (Debian: libpulse-dev).
@@ -52,7 +54,8 @@ let package = Package(
         ),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
-        // The daemon: the actor that owns core, bridge and subscribers, and the control socket.
+        // The daemon: the actor that owns core, bridge and subscribers, the control socket, the config
+        // file, actions, logging and what a service needs.
         .target(
             name: "VolumeGuard",
             dependencies: [
@@ -64,6 +67,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .executableTarget(
@@ -84,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "GuardProtocolTests",
             dependencies: ["GuardProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        // The daemon's parts that need no audio server: config file, actions, log format, crash record.
+        .testTarget(
+            name: "VolumeGuardTests",
+            dependencies: ["VolumeGuard", "GuardCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -14,8 +14,14 @@ public enum GuardAction: Hashable, Sendable {
     case setVolume(sink: UInt32, SinkVolume, ResetTag)
     /// Set the sink's mute; acknowledge with `GuardEvent.written`.
     case setMute(sink: UInt32, Bool, ResetTag)
+    /// The original levels in the core's custody changed: record them where a later run will find them,
+    /// before performing the actions that follow (the first write to a newly held sink comes after).
+    /// Empty once every sink has been given back.
+    case recordOriginals([String: SinkLevel])
     /// Send a press to every subscriber.
     case publish(Press)
+    /// Send a gesture (a hold, a double press) to the subscribers that want them.
+    case gesture(Gesture)
     /// The guard's state changed (for status and subscribers).
     case stateChanged(GuardState)
     /// Something worth a log line.
@@ -32,6 +38,8 @@ public enum GuardReport: Hashable, Sendable {
     case resetRetried(sink: String, attempt: Int)
     /// A reset kept not taking; the guard left the sink where it is.
     case resetAbandoned(sink: String)
+    /// A sink is given its level from a previous run's record: that run ended without giving it back.
+    case recovered(sink: String, to: SinkLevel)
     /// The guarded sink went away.
     case sinkLost(sink: String)
     /// Another client set the sink right after every reset: the guard holds that client's level now.

@@ -18,15 +18,25 @@ public struct GuardCore: Sendable {
         public var echoTolerance: UInt32
         /// How often a reset that did not take is issued again before the guard gives up on it.
         public var resetRetries: Int
+        /// Whether mute changes are presses and put back; when false they pass through, and the mute
+        /// given back at the end is the sink's own at that moment.
+        public var guardsMute: Bool
+        /// How far inside 0 and 100 % the held level is kept, in raw units (see `HeldLevel`).
+        public var clampMargin: UInt32
+        public var gestures: GestureDetector.Configuration
 
         public init(
             selection: SinkSelection = .defaultSink, keyStep: UInt32? = nil, echoTolerance: UInt32 = 8,
-            resetRetries: Int = 3
+            resetRetries: Int = 3, guardsMute: Bool = true, clampMargin: UInt32 = HeldLevel.defaultMargin,
+            gestures: GestureDetector.Configuration = .init()
         ) {
             self.selection = selection
+            self.gestures = gestures
             self.keyStep = keyStep
             self.echoTolerance = echoTolerance
             self.resetRetries = resetRetries
+            self.guardsMute = guardsMute
+            self.clampMargin = clampMargin
         }
     }
 
@@ -76,13 +86,14 @@ public struct GuardCore: Sendable {
     public private(set) var lastSeq: UInt64 = 0
     public private(set) var keyStep: KeyStep
     private var contest = Contest()
+    private var gestures: GestureDetector
     /// When the last batch of resets was acknowledged.
     private var resetAcknowledged: Duration?
     /// The time of the event being handled.
     private var now: Duration = .zero
     /// When the last press was published.
     private var lastPress: Duration?
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
 
     /// The default sink the core is resolving or holding.
     private var wanted: String?
@@ -90,6 +101,10 @@ public struct GuardCore: Sendable {
     /// unplugged), by name: when such a sink comes back, its level may be the held one the server kept,
     /// and what is restored in the end must still be the user's own.
     private var remembered: [String: SinkLevel] = [:]
+    /// The names in `remembered` that came from a previous run's record, for the log.
+    private var recorded: Set<String> = []
+    /// The custody last announced with `recordOriginals`.
+    private var announcedCustody: [String: SinkLevel]
     private var pendingWrites: Set<ResetTag> = []
     private var releases: [Release] = []
     private var readInFlight: ReadTicket?
@@ -104,9 +119,25 @@ public struct GuardCore: Sendable {
     private var nextTicket: UInt64 = 0
     private var outbox: [GuardAction] = []
 
-    public init(configuration: Configuration = Configuration()) {
+    /// A core that starts with `remembered`: the original levels a previous run recorded and did not
+    /// give back (it was killed). A sink among them is given that level in the end, not the one the
+    /// previous run left it at.
+    public init(configuration: Configuration = Configuration(), remembered: [String: SinkLevel] = [:]) {
         self.configuration = configuration
         self.keyStep = KeyStep(configured: configuration.keyStep)
+        self.gestures = GestureDetector(configuration: configuration.gestures)
+        self.remembered = remembered
+        recorded = Set(remembered.keys)
+        announcedCustody = remembered
+    }
+
+    /// The original levels the core is answerable for, by sink name: the held sink's, those being given
+    /// back, and those of sinks lost (or recorded by a previous run) that will be given back if seen.
+    public var custody: [String: SinkLevel] {
+        var custody = remembered
+        for release in releases { custody[release.name] = release.original }
+        if let guarded { custody[guarded.name] = guarded.original }
+        return custody
     }
 
     /// Whether another client fought the guard over this sink, and the guard now holds that client's level.
@@ -125,10 +156,15 @@ public struct GuardCore: Sendable {
             forgetConnection()
             defaultRechecks = 0
             sinksWithoutDefault = false
-            guard state != .paused else { break }
+            guard state != .paused else {
+                // Paused, the sinks have their levels back: so must those a previous run left held.
+                if !remembered.isEmpty { readAll() }
+                break
+            }
             setState(.connecting)
             seek()
         case .disconnected:
+            gestures.interrupt(at: now).forEach { outbox.append(.gesture($0)) }
             if let guarded { remembered[guarded.name] = guarded.original }
             forgetConnection()
             if state != .paused && state != .stopped { setState(.connecting) }
@@ -152,6 +188,10 @@ public struct GuardCore: Sendable {
         case .sinksRead(let ticket, let sinks):
             guard ticket == readInFlight else { break }
             readInFlight = nil
+            guard state != .paused else {
+                giveBackRemembered(sinks)
+                break
+            }
             received(sinks.first { configuration.selection.admits($0.name) })
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
@@ -193,15 +233,63 @@ public struct GuardCore: Sendable {
         case .resume:
             guard state == .paused else { break }
             remembered = [:]
+            recorded = []
+            // A read made while paused (giving back recorded levels) is not one to guard by.
+            readInFlight = nil
             setState(.connecting)
             seek()
+        case .reconfigure(let new):
+            reconfigure(new)
         case .shutdown:
             guard state != .stopped else { break }
             stopHolding()
+            // A sink that is gone at the end cannot be given back: its record ends with this run.
+            remembered = [:]
             setState(.stopped)
+        }
+        if custody != announcedCustody {
+            announcedCustody = custody
+            outbox.insert(.recordOriginals(custody), at: 0)
         }
         defer { outbox = [] }
         return outbox
+    }
+
+    /// Takes a new configuration. A sink the new selection does not pick is given back and another is
+    /// looked for; a sink it still picks goes on being held (with its original: giving it back and
+    /// reading it again could meet pipewire-pulse's stale cache), at the level the new margin and mute
+    /// rule give.
+    private mutating func reconfigure(_ new: Configuration) {
+        let old = configuration
+        configuration = new
+        if new.keyStep != old.keyStep { keyStep = KeyStep(configured: new.keyStep) }
+        guard state == .guarding || state == .noSink else { return }
+        if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
+            release()
+            wanted = nil
+            seek()
+            return
+        }
+        guard var current = guarded, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
+        current.held = HeldLevel(holding: current.original.volume, margin: new.clampMargin)
+        current.heldAsRead = nil
+        current.contested = false
+        guarded = current
+        // The next reading is judged against the new target and corrected to it.
+        dirty = true
+        readIfDue()
+    }
+
+    /// While paused, gives each remembered sink that is present its original level back.
+    private mutating func giveBackRemembered(_ sinks: [SinkState]) {
+        for sink in sinks {
+            guard let original = remembered[sink.name], original.volume.channels.count == sink.volume.channels.count else { continue }
+            remembered[sink.name] = nil
+            if recorded.remove(sink.name) != nil { outbox.append(.report(.recovered(sink: sink.name, to: original))) }
+            var release = Release(sink: sink.index, name: sink.name, original: original)
+            restore(&release)
+            releases.append(release)
+        }
     }
 
     // MARK: - Following the default sink
@@ -255,10 +343,11 @@ public struct GuardCore: Sendable {
         if let kept = remembered.removeValue(forKey: reading.name),
            kept.volume.channels.count == reading.volume.channels.count {
             original = kept
+            if recorded.remove(reading.name) != nil { outbox.append(.report(.recovered(sink: reading.name, to: kept))) }
         }
         defaultRechecks = 0
         contest = Contest()
-        let held = HeldLevel(holding: original.volume)
+        let held = HeldLevel(holding: original.volume, margin: configuration.clampMargin)
         guarded = Guarded(
             index: reading.index, name: reading.name, original: original, held: held,
             heldAsRead: nil, seen: SinkLevel(volume: reading.volume, muted: reading.muted)
@@ -350,6 +439,11 @@ public struct GuardCore: Sendable {
             return
         }
         let level = SinkLevel(volume: reading.volume, muted: reading.muted)
+        if !configuration.guardsMute {
+            // Mute passes through: it is neither a press nor put back, and the sink keeps it in the end.
+            current.original.muted = level.muted
+            current.seen.muted = level.muted
+        }
         let check = verification
         verification = nil
 
@@ -367,8 +461,10 @@ public struct GuardCore: Sendable {
                 holdTarget(correcting: level, attempt: check.attempt + 1)
                 return
             }
-            // The server's rendering of the written volume may differ by a few raw units.
-            if level.volume != current.seen.volume, HeldLevel.admits(level.volume),
+            // The server's rendering of the written volume may differ by a few raw units. It is learned
+            // from the first reading after writing the held level, and compared exactly after that, so a
+            // press landing near the held level later is never taken for an echo.
+            if current.heldAsRead == nil, HeldLevel.admits(level.volume, margin: configuration.clampMargin),
                level.volume.isClose(to: current.held.volume, tolerance: configuration.echoTolerance) {
                 current.heldAsRead = level.volume
                 current.seen.volume = level.volume
@@ -387,7 +483,7 @@ public struct GuardCore: Sendable {
         }
         if level != current.seen,
            contest.noteChange(to: level, at: now, resetAcknowledged: check == nil ? nil : resetAcknowledged) {
-            current.held = HeldLevel(holding: level.volume)
+            current.held = HeldLevel(holding: level.volume, margin: configuration.clampMargin)
             current.heldAsRead = nil
             current.contested = true
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
@@ -397,8 +493,11 @@ public struct GuardCore: Sendable {
         holdTarget(correcting: level, attempt: 0)
     }
 
-    /// A timer the core asked for is due: the default sink is worth asking for again.
+    /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking
+    /// for again.
     private mutating func wokeUp() {
+        let (found, next) = gestures.wakeUp(at: now)
+        tell(found, wakeUp: next)
         if guarded == nil, readInFlight == nil, state == .noSink, configuration.selection == .defaultSink {
             outbox.append(.readDefaultSink)
         }
@@ -431,7 +530,15 @@ public struct GuardCore: Sendable {
         lastPress = now
         lastSeq += 1
         presses[direction] += count
-        outbox.append(.publish(Press(seq: lastSeq, direction: direction, count: count, sink: sink)))
+        let press = Press(seq: lastSeq, direction: direction, count: count, sink: sink)
+        outbox.append(.publish(press))
+        let (found, next) = gestures.press(press, at: now)
+        tell(found, wakeUp: next)
+    }
+
+    private mutating func tell(_ found: [Gesture], wakeUp next: Duration?) {
+        outbox += found.map(GuardAction.gesture)
+        if let next { outbox.append(.wakeUp(after: next)) }
     }
 
     // MARK: - Reads, writes and bookkeeping

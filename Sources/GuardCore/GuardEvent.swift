@@ -27,6 +27,9 @@ public enum GuardEvent: Hashable, Sendable {
     case resume
     /// A `wakeUp` the core asked for is due.
     case wakeUp
+    /// A new configuration (the daemon reloaded its config file): the sink selection, key step, mute
+    /// guarding and clamp margin take effect at once.
+    case reconfigure(GuardCore.Configuration)
     /// Give the sink back (original volume and mute) and stop.
     case shutdown
 }

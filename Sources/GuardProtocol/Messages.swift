@@ -108,6 +108,30 @@ public struct PressMessage: Hashable, Sendable, Codable {
     }
 }
 
+/// A gesture, sent to subscribers that did not turn gestures off: extra to the press lines, which stay
+/// exactly as they are.
+public struct GestureMessage: Hashable, Sendable, Codable {
+    public var type = "gesture"
+    public var gesture: Gesture.Kind
+    public var direction: Direction
+    /// The seq of the press that completed the gesture.
+    public var seq: UInt64
+    /// How many key steps the gesture spans so far.
+    public var presses: Int
+    public var sink: String?
+    /// When the guard told it: ISO 8601, UTC, milliseconds.
+    public var time: String
+
+    public init(_ gesture: Gesture, sink: String?, time: String) {
+        self.gesture = gesture.kind
+        direction = gesture.direction
+        seq = gesture.seq
+        presses = gesture.presses
+        self.sink = sink
+        self.time = time
+    }
+}
+
 /// Sent to subscribers when the guard's state or guarded sink changes.
 public struct StateMessage: Hashable, Sendable, Codable {
     public var type = "state"

@@ -15,11 +15,15 @@ public struct Request: Hashable, Sendable {
     /// For `subscribe`: the seq of the last press the client has, so that the later ones still in the
     /// daemon's history are replayed before live presses follow. Nil: live presses only.
     public var since: UInt64?
+    /// For `subscribe`: whether gesture lines (holds, double presses) are wanted besides presses;
+    /// nil means yes.
+    public var gestures: Bool?
 
-    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil) {
+    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil, gestures: Bool? = nil) {
         self.command = command
         self.id = id
         self.since = since
+        self.gestures = gestures
     }
 }
 
@@ -51,6 +55,7 @@ extension Request: Codable {
         case command = "cmd"
         case id
         case since
+        case gestures
     }
 
     public init(from decoder: any Decoder) throws {
@@ -67,6 +72,7 @@ extension Request: Codable {
             // Foundation reports a number out of UInt64's range (-1, 1.5, 1e30) as corrupt JSON, with no path.
             throw RequestError(.invalidField, "field \"since\" must be a press seq: a whole number, 0 or more")
         }
+        self.gestures = try fields.decodeIfPresent(Bool.self, forKey: .gestures)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -74,5 +80,6 @@ extension Request: Codable {
         try fields.encode(command.rawValue, forKey: .command)
         try fields.encodeIfPresent(id, forKey: .id)
         try fields.encodeIfPresent(since, forKey: .since)
+        try fields.encodeIfPresent(gestures, forKey: .gestures)
     }
 }

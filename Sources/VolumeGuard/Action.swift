@@ -6,7 +6,7 @@ import GuardCore
 /// can never be taken for shell syntax; the press reaches it in environment variables instead. An
 /// action that wants a shell says so (`shell = true`) and gets `/bin/sh -c`.
 public struct Action: Hashable, Sendable {
-    /// For the log: the config's `name`, else the program's.
+    /// For the log: the config's `name`, else the program's (`env` for `/usr/bin/env`).
     public var name: String
     /// The program and its arguments.
     public var command: [String]
@@ -16,12 +16,16 @@ public struct Action: Hashable, Sendable {
     public var timeout: Duration
 
     public static let defaultTimeout: Duration = .seconds(10)
-    /// Long enough for anything a key should start; a daemon that needs longer should be started, not run.
-    public static let timeouts: ClosedRange<Double> = 0.1...3600
+
+    /// What is wrong with a timeout in seconds, or nil. An hour is enough for anything a key should
+    /// start; what needs longer should be started as a service, not run.
+    public static func problem(timeout seconds: Double) -> String? {
+        (0.1...3600).contains(seconds) ? nil : "must be between 0.1 and 3600 (seconds)"
+    }
 
     public init(name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), timeout: Duration = Self.defaultTimeout) {
         precondition(!command.isEmpty, "an action runs a program")
-        self.name = name ?? command[0]
+        self.name = name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
         self.command = command
         self.directions = directions
         self.timeout = timeout

@@ -64,7 +64,7 @@ struct ClientSession {
     private func reply(to request: Request, queue: ClientQueue) async -> ByteBuffer? {
         switch request.command {
         case .subscribe:
-            await sinkGuard.subscribe(queue, id: request.id, since: request.since)
+            await sinkGuard.subscribe(queue, id: request.id, since: request.since, gestures: request.gestures ?? true)
             return nil
         case .status:
             return ByteBuffer(line: await sinkGuard.status(id: request.id))

@@ -21,13 +21,19 @@ public struct Options: Hashable, Sendable {
     public var server: String?
     public var logLevel: Logger.Level?
     public var mode: GuardMode?
+    /// Gesture thresholds in milliseconds: the longest interval between a held key's repeats, the
+    /// longest delay before its first repeat, the longest gap between a double press's two presses.
+    public var repeatPeriod: Int?
+    public var repeatDelay: Int?
+    public var doubleWindow: Int?
     /// Commands to run on presses; only the config file has them.
     public var actions: [Action]?
 
     public init(
         sink: String? = nil, guardMute: Bool? = nil, step: Double? = nil, clampMargin: Double? = nil,
         history: Int? = nil, socket: String? = nil, server: String? = nil, logLevel: Logger.Level? = nil,
-        mode: GuardMode? = nil, actions: [Action]? = nil
+        mode: GuardMode? = nil, repeatPeriod: Int? = nil, repeatDelay: Int? = nil, doubleWindow: Int? = nil,
+        actions: [Action]? = nil
     ) {
         self.sink = sink
         self.guardMute = guardMute
@@ -38,6 +44,9 @@ public struct Options: Hashable, Sendable {
         self.server = server
         self.logLevel = logLevel
         self.mode = mode
+        self.repeatPeriod = repeatPeriod
+        self.repeatDelay = repeatDelay
+        self.doubleWindow = doubleWindow
         self.actions = actions
     }
 
@@ -47,7 +56,9 @@ public struct Options: Hashable, Sendable {
             sink: winner.sink ?? sink, guardMute: winner.guardMute ?? guardMute, step: winner.step ?? step,
             clampMargin: winner.clampMargin ?? clampMargin, history: winner.history ?? history,
             socket: winner.socket ?? socket, server: winner.server ?? server, logLevel: winner.logLevel ?? logLevel,
-            mode: winner.mode ?? mode, actions: winner.actions ?? actions
+            mode: winner.mode ?? mode, repeatPeriod: winner.repeatPeriod ?? repeatPeriod,
+            repeatDelay: winner.repeatDelay ?? repeatDelay, doubleWindow: winner.doubleWindow ?? doubleWindow,
+            actions: winner.actions ?? actions
         )
     }
 
@@ -66,15 +77,20 @@ public struct Options: Hashable, Sendable {
         clampMargin > 0 && clampMargin <= 25 ? nil : "must be more than 0 and at most 25 (percent)"
     }
 
+    /// What is wrong with a gesture threshold, or nil.
+    public static func problem(milliseconds: Int) -> String? {
+        (10...5000).contains(milliseconds) ? nil : "must be between 10 and 5000 (milliseconds)"
+    }
+
     /// What is wrong with a history length, or nil.
     public static func problem(history: Int) -> String? {
         let range = Configuration.historyCapacities
         return range.contains(history) ? nil : "must be between \(range.lowerBound) and \(range.upperBound) (presses)"
     }
 
-    /// What is wrong with a path or address, or nil.
-    public static func problem(path: String) -> String? {
-        path.isEmpty ? "must not be empty" : nil
+    /// What is wrong with a sink name, path or address, or nil.
+    public static func problem(text: String) -> String? {
+        text.isEmpty ? "must not be empty" : nil
     }
 
     /// Raw volume units (65536 = 100 %) for `percent`, at least one.

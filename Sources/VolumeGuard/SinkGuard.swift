@@ -12,6 +12,10 @@ import ServiceLifecycle
 /// libpulse's order, into one inbox; a single loop feeds them to the core and performs the actions it
 /// returns (writes and reads go back to libpulse, presses go to subscriber queues). Nothing else touches
 /// the core except to read it for status, so its decisions never see events out of order.
+///
+/// It also keeps what the core asks to be recorded (the original levels in its custody) on disk, hands
+/// presses to the action runner, tells systemd how it is doing, and decides when the core holds the sink:
+/// not while a client has paused it, and in `while-subscribed` mode only while someone is subscribed.
 public actor SinkGuard: Service, CustomStringConvertible {
     private enum Input: Sendable {
         case core(GuardEvent)
@@ -31,9 +35,18 @@ public actor SinkGuard: Service, CustomStringConvertible {
     /// How long a client's `resume` waits for the guard to hold its sink again before it is answered.
     static let resumeWait: Duration = .seconds(2)
 
+    /// As the daemon started: the socket, server and history length are not changed by a reload.
     private let configuration: Configuration
+    private var mode: GuardMode
+    /// A client asked for a pause and has not resumed; in any mode, that holds.
+    private var clientPaused = false
+    /// What the core was last told: paused (true) or guarding.
+    private var holdPaused = false
     private let logger: Logger
     private var core: GuardCore
+    private let record: OriginalsRecord
+    private let actions: ActionRunner
+    private let notifier: SystemdNotifier
     private let inbox: AsyncStream<Input>
     private let post: AsyncStream<Input>.Continuation
     private var connection: PulseConnection?
@@ -42,16 +55,32 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private var backoff: Duration = .milliseconds(50)
     private var serverDescription: String?
     private var subscribers: [ObjectIdentifier: ClientQueue] = [:]
+    /// The subscribers that asked for presses without gesture lines.
+    private var gestureless: Set<ObjectIdentifier> = []
     /// The latest presses, replayed to subscribers that resume with `since`.
     private var history: PressHistory
     /// The state line subscribers were last sent.
     private var announced: StateMessage?
     private let started = ContinuousClock.now
 
-    public init(configuration: Configuration, logger: Logger) {
+    /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
+    public init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
+        var remembered: [String: SinkLevel] = [:]
+        do {
+            remembered = try record.load()
+        } catch {
+            logger.warning("cannot read the record of original levels; starting without it", metadata: ["path": "\(record.path)", "error": "\(error)"])
+        }
+        if !remembered.isEmpty {
+            logger.notice("a previous run ended without giving every sink back", metadata: ["sinks": "\(remembered.keys.sorted().joined(separator: ","))"])
+        }
         self.configuration = configuration
+        self.mode = configuration.mode
         self.logger = logger
-        self.core = GuardCore(configuration: configuration.core)
+        self.core = GuardCore(configuration: configuration.core, remembered: remembered)
+        self.record = record
+        self.actions = actions
+        self.notifier = notifier
         self.history = PressHistory(capacity: configuration.historyCapacity)
         (inbox, post) = AsyncStream.makeStream(of: Input.self)
     }
@@ -62,7 +91,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
     public func run() async {
         await withGracefulShutdownHandler {
             await loop()
-        } onGracefulShutdown: { [post] in
+        } onGracefulShutdown: { [post, notifier] in
+            notifier.notify("STOPPING=1")
             post.yield(.core(.shutdown))
             Task {
                 try? await Task.sleep(for: Self.releaseTimeout)
@@ -72,7 +102,10 @@ public actor SinkGuard: Service, CustomStringConvertible {
     }
 
     private func loop() async {
+        updateHold()
         connect()
+        // The socket was bound before the services started: clients can connect from now on.
+        notifier.notify("READY=1")
         for await input in inbox {
             handle(input)
         }
@@ -87,13 +120,15 @@ public actor SinkGuard: Service, CustomStringConvertible {
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines. All in one turn of the actor, so no press is lost or sent twice between
     /// the replay and the live ones. A nil `since` means live presses only.
-    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?) {
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool = true) {
         let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false)
         queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: core.lastSeq, gap: replay.gap)))
         for line in replay.lines {
             guard queue.send(line) else { return }
         }
         subscribers[ObjectIdentifier(queue)] = queue
+        if !gestures { gestureless.insert(ObjectIdentifier(queue)) }
+        updateHold()
     }
 
     /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
@@ -104,6 +139,31 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     func unsubscribe(_ queue: ClientQueue) {
         subscribers[ObjectIdentifier(queue)] = nil
+        gestureless.remove(ObjectIdentifier(queue))
+        updateHold()
+    }
+
+    /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
+    public func reload(_ new: Configuration) {
+        mode = new.mode
+        actions.replace(new.actions)
+        post.yield(.core(.reconfigure(new.core)))
+        updateHold()
+    }
+
+    /// Tells the core to pause or resume when what clients and the mode ask for changes. A client's
+    /// `pause` holds until a `resume`, whoever subscribes or leaves; in `while-subscribed` mode the guard
+    /// also waits for a subscriber, and lets go when the last one leaves.
+    private func updateHold() {
+        let paused = clientPaused || (mode == .whileSubscribed && subscribers.isEmpty)
+        guard paused != holdPaused else { return }
+        holdPaused = paused
+        post.yield(.core(paused ? .pause : .resume))
+    }
+
+    private func setClientPaused(_ paused: Bool) {
+        clientPaused = paused
+        updateHold()
     }
 
     func status(id: RequestID?) -> StatusMessage {
@@ -128,7 +188,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
     /// has taken it, so that a client's next request sees the new state. A resume reads the sink before
     /// guarding it again: that is waited for too, for `resumeWait` at most (the server may be gone).
     nonisolated func set(paused: Bool) async {
-        post.yield(.core(paused ? .pause : .resume))
+        await setClientPaused(paused)
         await withCheckedContinuation { handled in
             if case .terminated = post.yield(.handled(handled)) { handled.resume() }
         }
@@ -261,11 +321,22 @@ public actor SinkGuard: Service, CustomStringConvertible {
             connection?.setSinkVolume(index: sink, to: volume) { post.yield(.core(.written(tag, succeeded: $0))) }
         case .setMute(let sink, let muted, let tag):
             connection?.setSinkMute(index: sink, muted: muted) { post.yield(.core(.written(tag, succeeded: $0))) }
+        case .recordOriginals(let originals):
+            // Before the writes that follow: a crash after them must find the levels they overwrite.
+            do {
+                try record.save(originals)
+            } catch {
+                logger.error("cannot record the original levels; a crash now would lose them", metadata: ["error": "\(error)"])
+            }
         case .publish(let press):
             logger.debug("press", metadata: ["seq": "\(press.seq)", "direction": "\(press.direction)", "count": "\(press.count)"])
             let line = ByteBuffer(line: PressMessage(press, time: WireFormat.timestamp(Date())))
             history.append(seq: press.seq, line: line)
             broadcast(line)
+            actions.run(for: press)
+        case .gesture(let gesture):
+            logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "direction": "\(gesture.direction)"])
+            broadcast(ByteBuffer(line: GestureMessage(gesture, sink: core.guarded?.name, time: WireFormat.timestamp(Date()))), skipping: gestureless)
         case .stateChanged(let state):
             logger.info("state", metadata: ["state": "\(state.rawValue)"])
         case .report(let report):
@@ -281,14 +352,17 @@ public actor SinkGuard: Service, CustomStringConvertible {
         guard current != announced, current.state != .guarding || current.sink != nil else { return }
         announced = current
         broadcast(ByteBuffer(line: current))
+        notifier.notify("STATUS=\(current.state.rawValue)\(current.sink.map { " \($0)" } ?? "")")
     }
 
-    /// Queues one line for every subscriber; one that cannot take it is dropped.
-    private func broadcast(_ line: ByteBuffer) {
-        for (key, queue) in subscribers where !queue.send(line) {
+    /// Queues one line for every subscriber but those `skipping`; one that cannot take it is dropped.
+    private func broadcast(_ line: ByteBuffer, skipping: Set<ObjectIdentifier> = []) {
+        for (key, queue) in subscribers where !skipping.contains(key) && !queue.send(line) {
             subscribers[key] = nil
+            gestureless.remove(key)
             logger.notice("subscriber cut loose: it stopped reading")
         }
+        updateHold()
     }
 
     private func log(_ report: GuardReport) {
@@ -301,6 +375,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
             logger.debug("reset did not take; issued again", metadata: ["sink": "\(sink)", "attempt": "\(attempt)"])
         case .resetAbandoned(let sink):
             logger.warning("reset keeps not taking; leaving the sink where it is", metadata: ["sink": "\(sink)"])
+        case .recovered(let sink, let level):
+            logger.notice("restoring \(sink) to its recorded level from a previous run", metadata: ["volume": "\(level.volume)", "muted": "\(level.muted)"])
         case .sinkLost(let sink):
             logger.notice("guarded sink went away", metadata: ["sink": "\(sink)"])
         case .contested(let sink, let held):

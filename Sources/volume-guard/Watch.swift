@@ -32,6 +32,8 @@ struct Watch: AsyncParsableCommand {
                     case .press(let press):
                         let times = press.count > 1 ? " x\(press.count)" : ""
                         printLine("\(press.time)  \(press.direction.rawValue)\(times)  \(press.sink)  #\(press.seq)")
+                    case .gesture(let gesture):
+                        printLine("\(gesture.time)  \(gesture.gesture.rawValue) \(gesture.direction.rawValue)  \(gesture.presses) presses  #\(gesture.seq)")
                     case .state(let state):
                         printLine("-- \(state.state.rawValue)\(state.sink.map { " (\($0))" } ?? "")")
                     case .error(let error):

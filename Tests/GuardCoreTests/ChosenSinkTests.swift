@@ -116,7 +116,7 @@ struct SinkLifeTests {
     func boundedRecheck() {
         var h = Harness([SimulatedSink(index: 1, name: Name.hdmi, [20000, 20000])], default: nil)
         h.feed(.connected)
-        h.settle()
+        h.wait(.seconds(60))
         let delays = h.log.compactMap { if case .wakeUp(let after) = $0 { after } else { nil } }
         #expect(delays.count == GuardCore.defaultRecheckLimit)
         #expect(delays == delays.sorted())
@@ -132,7 +132,7 @@ struct SinkLifeTests {
         h.feed(.connected)
         h.step()  // the first answer: no default yet
         h.defaultSink = Name.hdmi  // chosen, with no event
-        h.settle()
+        h.wait(.seconds(1))
         #expect(h.core.guarded?.name == Name.hdmi)
     }
 
@@ -142,7 +142,7 @@ struct SinkLifeTests {
         h.feed(.connected)
         h.step()
         h.plug(SimulatedSink(index: 3, name: Name.hdmi, [20000, 20000]))
-        h.settle()
+        h.wait(.seconds(60))
         #expect(h.log.filter { $0 == .reconnect }.count == 1)
         #expect(h.core.state == .noSink)
     }

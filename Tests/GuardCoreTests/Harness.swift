@@ -71,14 +71,16 @@ struct Harness {
     /// The time given with each event. A person acts at a person's pace (see `change`); the server
     /// answers at once; a requested wake-up moves the clock on by its delay.
     var clock: Duration = .zero
+    /// When the wake-ups the core asked for are due; they fire as the clock passes them.
+    var timers: [Duration] = []
     /// Another client that sets this level again right after every write of the guard's.
     var fighter: (sink: String, level: SinkLevel)?
 
     init(
         _ sinks: [SimulatedSink], default defaultSink: String?,
-        configuration: GuardCore.Configuration = .init()
+        configuration: GuardCore.Configuration = .init(), remembered: [String: SinkLevel] = [:]
     ) {
-        self.core = GuardCore(configuration: configuration)
+        self.core = GuardCore(configuration: configuration, remembered: remembered)
         self.sinks = sinks
         self.defaultSink = defaultSink
     }
@@ -123,6 +125,25 @@ struct Harness {
         Issue.record("the guard never settled: \(inbox.count) messages still queued", sourceLocation: sourceLocation)
     }
 
+    /// Lets `duration` pass with the server quiet: every wake-up due by then is delivered, in time order,
+    /// each followed by all it leads to.
+    mutating func wait(_ duration: Duration, sourceLocation: SourceLocation = #_sourceLocation) {
+        settle(sourceLocation: sourceLocation)
+        let end = clock + duration
+        fireTimers(upTo: end, settling: true)
+        clock = end
+    }
+
+    /// Delivers the wake-ups due by `time`, moving the clock to each.
+    private mutating func fireTimers(upTo time: Duration, settling: Bool) {
+        while let due = timers.min(), due <= time {
+            timers.remove(at: timers.firstIndex(of: due)!)
+            clock = max(clock, due)
+            feed(.wakeUp)
+            if settling { settle() }
+        }
+    }
+
     /// Lets the withheld acknowledgements through, in the order they were sent.
     mutating func releaseAcks() {
         inbox += withheld
@@ -146,8 +167,7 @@ struct Harness {
             inbox.append(.disconnected)
             inbox.append(.connected)
         case .wakeUp(let delay):
-            clock += delay
-            inbox.append(.wakeUp)
+            timers.append(clock + delay)
         case .readSinks(let ticket):
             inbox.append(.sinksRead(ticket, sinks.map(\.reading)))
         case .setVolume(let index, let volume, let tag):
@@ -155,7 +175,7 @@ struct Harness {
             write(tag, to: index) { $0.volume = stored }
         case .setMute(let index, let muted, let tag):
             write(tag, to: index) { $0.muted = muted }
-        case .publish, .stateChanged, .report:
+        case .publish, .gesture, .stateChanged, .report, .recordOriginals:
             break
         }
     }
@@ -260,6 +280,8 @@ struct Harness {
             Issue.record("no sink named \(name)")
             return
         }
+        // A person acts a little later; timers due by then have fired (messages stay queued as they are).
+        fireTimers(upTo: clock + pace, settling: false)
         clock += pace
         var sink = sinks[position]
         body(&sink)
@@ -286,6 +308,11 @@ struct Harness {
 
     var reports: [GuardReport] {
         log.compactMap { if case .report(let report) = $0 { report } else { nil } }
+    }
+
+    /// The custody records the core asked for, in order.
+    var records: [[String: SinkLevel]] {
+        log.compactMap { if case .recordOriginals(let originals) = $0 { originals } else { nil } }
     }
 
     var states: [GuardState] {

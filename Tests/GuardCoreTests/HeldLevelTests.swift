@@ -49,3 +49,14 @@ struct HeldLevelTests {
         #expect(HeldLevel.admits(HeldLevel(holding: SinkVolume(channels: channels)).volume))
     }
 }
+
+@Suite("Held level with a margin")
+struct HeldLevelMarginTests {
+    @Test func margin() {
+        #expect(HeldLevel(holding: .channels(65536, 32768), margin: 655).volume == .channels(64881, 32441))
+        #expect(HeldLevel(holding: .channels(0, 40000), margin: 655).volume == .channels(655, 40000))
+        #expect(HeldLevel.admits(.channels(655, 64881), margin: 655))
+        #expect(!HeldLevel.admits(.channels(654, 30000), margin: 655))
+        #expect(!HeldLevel.admits(.channels(30000, 64882), margin: 655))
+    }
+}

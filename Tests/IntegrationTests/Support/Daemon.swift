@@ -14,13 +14,19 @@ final class Daemon: @unchecked Sendable {
     let process = Process()
     let socketPath: String
     let logPath: String
+    /// The daemon's own XDG_STATE_HOME (where its record of original levels goes), unless the test gives
+    /// one: beside the socket, so that no two tests share a record and none touches the user's.
+    let stateDirectory: String
     let client: GuardClient
 
     /// Starts the daemon and waits until its socket answers and it guards (or reports why not).
-    convenience init(on server: AudioServer, arguments: [String] = [], waitForGuarding: Bool = true) async throws {
+    convenience init(
+        on server: AudioServer, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
+        waitForGuarding: Bool = true
+    ) async throws {
         try await self.init(
-            socketPath: server.runtimeDirectory + "/volume-guard.sock", environment: server.environment,
-            arguments: arguments, waitForGuarding: waitForGuarding
+            socketPath: server.runtimeDirectory + "/volume-guard.sock", environment: server.environment.merging(environment) { $1 },
+            arguments: arguments, launcher: launcher, waitForGuarding: waitForGuarding
         )
     }
 
@@ -31,13 +37,18 @@ final class Daemon: @unchecked Sendable {
         waitForGuarding: Bool = true
     ) async throws {
         self.socketPath = socketPath
-        logPath = (socketPath as NSString).deletingLastPathComponent + "/volume-guard.log"
+        let directory = (socketPath as NSString).deletingLastPathComponent
+        logPath = directory + "/volume-guard.log"
         client = GuardClient(socketPath: socketPath)
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let command = launcher + [Self.binary, "run", "--socket", socketPath, "--log-level", "debug"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Nor does a config file of the user's apply.
+        let isolated = ["XDG_CONFIG_HOME": directory + "/daemon-config", "XDG_STATE_HOME": directory + "/daemon-state"]
+        let merged = ProcessInfo.processInfo.environment.merging(isolated) { $1 }.merging(environment) { $1 }
+        stateDirectory = merged["XDG_STATE_HOME"]!
+        process.environment = merged
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
         let up = await eventually {
@@ -78,6 +89,11 @@ final class Daemon: @unchecked Sendable {
     /// The daemon's soft limit on open files.
     var openFileLimit: Int {
         get throws { try procField("/proc/\(pid)/limits", "Max open files") }
+    }
+
+    /// Sends `signal` without waiting (SIGHUP: reload).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
     }
 
     /// Sends `signal` and waits for the process to end; returns its exit status (nil if killed by a signal).
@@ -140,6 +156,10 @@ final class Subscriber: Sendable {
     /// Every line received, in order.
     var messages: [ServerMessage] {
         get async { await log.messages }
+    }
+
+    var gestures: [GestureMessage] {
+        get async { await log.messages.compactMap { if case .gesture(let gesture) = $0 { gesture } else { nil } } }
     }
 
     var presses: [PressMessage] {

@@ -19,6 +19,13 @@ final class KeyPresser: Sendable {
 
     deinit { connection.close() }
 
+    /// One key press as a desktop's key handler makes it: the held level moved by `step`, without waiting
+    /// for the guard (a held key's repeats come at their own pace).
+    func tap(_ direction: Direction, by step: UInt32) async throws {
+        let level = direction == .up ? sink.volume.max + step : sink.volume.max - step
+        try await connection.setSinkVolume(index: sink.index, to: sink.volume.scaled(toMax: level))
+    }
+
     /// One press up by `step` raw units; returns once the guard has put the volume back.
     func pressUp(by step: UInt32) async throws {
         try await connection.setSinkVolume(index: sink.index, to: sink.volume.scaled(toMax: sink.volume.max + step))

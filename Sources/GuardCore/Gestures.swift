@@ -1,0 +1,134 @@
+/// A gesture made of presses: a key held down, or pressed twice quickly.
+public struct Gesture: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, Codable {
+        /// Presses of one direction began repeating at auto-repeat pace: the key is held.
+        case holdStart = "hold_start"
+        /// The repeats stopped: the key was let go (or the direction changed, or the server went away).
+        case holdEnd = "hold_end"
+        /// Two separate presses of one direction within the double-press window.
+        case double
+    }
+
+    public var kind: Kind
+    public var direction: Direction
+    /// The seq of the press that completed the gesture.
+    public var seq: UInt64
+    /// How many key steps the gesture spans so far.
+    public var presses: Int
+
+    public init(kind: Kind, direction: Direction, seq: UInt64, presses: Int) {
+        self.kind = kind
+        self.direction = direction
+        self.seq = seq
+        self.presses = presses
+    }
+}
+
+/// Finds holds and double presses in the timing of presses alone.
+///
+/// A held key sends its first press, then after the repeat delay (kernel 250 ms, GNOME 500 ms, KDE
+/// 600 ms) repeats every period (33, 30, 40 ms). A hold starts at the second repeat, once an interval at
+/// repeat pace has been seen; it ends when no press comes for three of the periods observed (and no less
+/// than `repeatPeriod`), not after a fixed long timeout. A double press is two presses inside
+/// `doubleWindow` that no repeat follows; it is told only once a repeat could no longer come, since a
+/// second press after 250 ms is also how a held key's first repeat looks. Plain presses are never
+/// delayed: gestures are extra.
+public struct GestureDetector: Hashable, Sendable {
+    public struct Configuration: Hashable, Sendable {
+        /// The longest interval between repeats that still counts as auto-repeat (Bluetooth remotes
+        /// repeat slower than keyboards).
+        public var repeatPeriod: Duration
+        /// The longest delay before a held key's first repeat.
+        public var repeatDelay: Duration
+        /// The longest interval between the two presses of a double press.
+        public var doubleWindow: Duration
+
+        public init(
+            repeatPeriod: Duration = .milliseconds(150), repeatDelay: Duration = .milliseconds(800),
+            doubleWindow: Duration = .milliseconds(400)
+        ) {
+            self.repeatPeriod = repeatPeriod
+            self.repeatDelay = repeatDelay
+            self.doubleWindow = doubleWindow
+        }
+    }
+
+    /// A run of presses of one direction, each soon after the one before.
+    private struct Run: Hashable, Sendable {
+        var direction: Direction
+        var first: Duration
+        var last: Duration
+        var lastSeq: UInt64
+        var presses: Int
+        var pressCount: Int
+        /// The shortest interval between the run's presses after its first (the repeat period).
+        var period: Duration?
+        var holding = false
+    }
+
+    public let configuration: Configuration
+    private var run: Run?
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Takes a press seen at `now`; returns the gestures it completes (a hold ending on a change of
+    /// direction, a hold starting) and, if the detector needs to look again later, when.
+    public mutating func press(_ press: Press, at now: Duration) -> (gestures: [Gesture], wakeUp: Duration?) {
+        guard press.direction != .mute else { return ([], nil) }
+        var gestures: [Gesture] = []
+        if var current = run, current.direction == press.direction, now - current.last < window(after: current) {
+            let interval = now - current.last
+            if current.pressCount > 1 { current.period = min(current.period ?? interval, interval) }
+            current.last = now
+            current.lastSeq = press.seq
+            current.presses += press.count
+            current.pressCount += 1
+            if !current.holding, let period = current.period, period <= configuration.repeatPeriod {
+                current.holding = true
+                gestures.append(Gesture(kind: .holdStart, direction: current.direction, seq: press.seq, presses: current.presses))
+            }
+            run = current
+        } else {
+            gestures += finish(at: now, force: true)
+            run = Run(direction: press.direction, first: now, last: now, lastSeq: press.seq, presses: press.count, pressCount: 1)
+        }
+        return (gestures, run.map { window(after: $0) })
+    }
+
+    /// Looks again at `now`: a hold whose repeats stopped ends, and a pair of presses no repeat
+    /// followed is a double press. Returns when to look again, if still needed.
+    public mutating func wakeUp(at now: Duration) -> (gestures: [Gesture], wakeUp: Duration?) {
+        let gestures = finish(at: now, force: false)
+        return (gestures, run.map { max(.zero, $0.last + window(after: $0) - now) })
+    }
+
+    /// The server went away: no repeat can be seen, so a hold ends now.
+    public mutating func interrupt(at now: Duration) -> [Gesture] {
+        finish(at: now, force: true)
+    }
+
+    /// Ends the current run if it is over (or `force`), telling what it was.
+    private mutating func finish(at now: Duration, force: Bool) -> [Gesture] {
+        guard let current = run, force || now - current.last >= window(after: current) else { return [] }
+        run = nil
+        if current.holding {
+            return [Gesture(kind: .holdEnd, direction: current.direction, seq: current.lastSeq, presses: current.presses)]
+        }
+        if current.pressCount == 2, current.last - current.first <= configuration.doubleWindow {
+            return [Gesture(kind: .double, direction: current.direction, seq: current.lastSeq, presses: 2)]
+        }
+        return []
+    }
+
+    /// How long after a run's last press the next may come and still belong to it; past that the run
+    /// is over. Held: three of its observed repeat periods, and no less than the longest period taken
+    /// for auto-repeat (jitter). After one press: the time a first repeat or a second press may take.
+    /// After two, not yet held: one repeat period.
+    private func window(after run: Run) -> Duration {
+        if run.holding, let period = run.period { return max(period * 3, configuration.repeatPeriod) }
+        if run.pressCount == 1 { return max(configuration.repeatDelay, configuration.doubleWindow) }
+        return configuration.repeatPeriod
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GuardCore
+import Logging
+import TOMLKit
+
+/// The config file, `$XDG_CONFIG_HOME/volume-guard/config.toml`: TOML, every key optional, each also a
+/// flag of `volume-guard run` (flags win). `config/config.toml` is a commented example.
+///
+/// Anything it does not know is an error, not a warning: a misspelt key that is silently ignored
+/// leaves the user wondering why the setting does nothing.
+public struct ConfigFile: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
+    public static func standardPath(environment: [String: String]) -> String {
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? "/") + "/.config"
+        return config + "/volume-guard/config.toml"
+    }
+
+    /// The file's options. A file that does not exist sets nothing, unless it was asked for by name
+    /// (`required`): then, as for one that cannot be read or is wrong, a `ConfigError`.
+    public func read(required: Bool) throws(ConfigError) -> Options {
+        guard required || FileManager.default.fileExists(atPath: path) else { return Options() }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+            throw ConfigError(path: path, message: "cannot be read: \(reason)")
+        }
+        return try Self.parse(text, path: path)
+    }
+
+    static let keys = [
+        "sink", "guard-mute", "step", "clamp-margin", "history", "socket", "server", "log-level", "mode",
+        "repeat-period", "repeat-delay", "double-window", "action",
+    ]
+    static let actionKeys = ["name", "on", "run", "shell", "timeout"]
+
+    /// Reads `text` as a config file named `path` (for the messages).
+    public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(path: path, line: error.source.begin.line, column: error.source.begin.column, message: error.description)
+        } catch {
+            throw ConfigError(path: path, message: "\(error)")
+        }
+        let lines = ConfigLines(text)
+        let root = Entries(table: table, place: .root, lines: lines, path: path)
+        try root.rejectUnknown(Self.keys)
+        var options = Options(
+            sink: try root.value("sink", as: \.string, "a sink name or pattern", check: Options.problem(text:)),
+            guardMute: try root.value("guard-mute", as: \.bool, "true or false"),
+            step: try root.value("step", as: \.number, "a number (percent)", check: Options.problem(step:)),
+            clampMargin: try root.value("clamp-margin", as: \.number, "a number (percent)", check: Options.problem(clampMargin:)),
+            history: try root.value("history", as: \.int, "a whole number", check: Options.problem(history:)),
+            socket: try root.value("socket", as: \.string, "a path", check: Options.problem(text:)),
+            server: try root.value("server", as: \.string, "a server address", check: Options.problem(text:)),
+            logLevel: try root.choice("log-level", Logger.Level.allCases.map(\.rawValue)).flatMap(Logger.Level.init(rawValue:)),
+            mode: try root.choice("mode", GuardMode.allCases.map(\.rawValue)).flatMap(GuardMode.init(rawValue:)),
+            repeatPeriod: try root.value("repeat-period", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:)),
+            repeatDelay: try root.value("repeat-delay", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:)),
+            doubleWindow: try root.value("double-window", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:))
+        )
+        if table.contains(key: "action") {
+            guard let list = table["action"]?.array else { throw root.error("action", "must be a list of [[action]] tables") }
+            options.actions = []
+            for (offset, element) in list.enumerated() {
+                let place = ConfigLines.Table.element("action", offset + 1)
+                guard let actionTable = element.table else {
+                    throw ConfigError(path: path, line: lines.line(of: "action", in: .root), key: "action", message: "must be a list of [[action]] tables")
+                }
+                options.actions?.append(try action(Entries(table: actionTable, place: place, lines: lines, path: path)))
+            }
+        }
+        return options
+    }
+
+    private static func action(_ entries: Entries) throws(ConfigError) -> Action {
+        try entries.rejectUnknown(actionKeys)
+        let name = try entries.value("name", as: \.string, "a string", check: Options.problem(text:))
+        let timeout = try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
+            .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
+        let directions = try entries.directions()
+        let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
+        guard entries.table.contains(key: "run") else { throw entries.error(nil, "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]") }
+        if shell {
+            let script = try entries.value("run", as: \.string, "a shell command line (with shell = true)", check: Options.problem(text:))!
+            return Action(name: name, shell: script, on: directions, timeout: timeout)
+        }
+        let words = entries.table["run"]?.array?.map(\.string) ?? []
+        let command = words.compactMap { $0 }
+        guard !command.isEmpty, command.count == words.count, !command[0].isEmpty else {
+            throw entries.error("run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
+        }
+        return Action(name: name, command: command, on: directions, timeout: timeout)
+    }
+}
+
+/// One table's keys, read with errors that point at the key's line.
+private struct Entries {
+    let table: TOMLTable
+    let place: ConfigLines.Table
+    let lines: ConfigLines
+    let path: String
+
+    func error(_ key: String?, _ message: String) -> ConfigError {
+        var action: Int?
+        if case .element(_, let number) = place { action = number }
+        let line = key.flatMap { lines.line(of: $0, in: place) } ?? lines.line(of: place)
+        return ConfigError(path: path, line: line, key: key, action: action, message: message)
+    }
+
+    /// Fails on the first key (by line) that is not one of `known`.
+    func rejectUnknown(_ known: [String]) throws(ConfigError) {
+        let unknown = table.keys.filter { !known.contains($0) }
+        guard let first = unknown.min(by: { (lines.line(of: $0, in: place) ?? .max) < (lines.line(of: $1, in: place) ?? .max) }) else { return }
+        throw error(first, "unknown key; known keys: \(known.joined(separator: ", "))")
+    }
+
+    /// The value of `key` read through `type` (nil when absent), and checked by `check`.
+    func value<Value>(
+        _ key: String, as type: KeyPath<any TOMLValueConvertible, Value?>, _ kind: String, check: (Value) -> String? = { _ in nil }
+    ) throws(ConfigError) -> Value? {
+        guard let raw = table[key] else { return nil }
+        guard let value = raw[keyPath: type] else { throw error(key, "must be \(kind)") }
+        if let problem = check(value) { throw error(key, problem) }
+        return value
+    }
+
+    /// The value of `key`, which must be one of `choices`.
+    func choice(_ key: String, _ choices: [String]) throws(ConfigError) -> String? {
+        let kinds = choices.map { "\"\($0)\"" }.joined(separator: ", ")
+        return try value(key, as: \.string, "one of \(kinds)") { choices.contains($0) ? nil : "must be one of \(kinds)" }
+    }
+
+    /// `on`: a direction or a list of them; every direction when absent.
+    func directions() throws(ConfigError) -> Set<Direction> {
+        guard let raw = table["on"] else { return Set(Direction.allCases) }
+        let names = raw.string.map { [$0] } ?? raw.array?.map(\.string) ?? []
+        let directions = names.compactMap { $0.flatMap(Direction.init(rawValue:)) }
+        guard !names.isEmpty, directions.count == names.count else {
+            throw error("on", "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]")
+        }
+        return Set(directions)
+    }
+}
+
+private extension TOMLValueConvertible {
+    /// An integer or a float: `step = 5` means the same as `step = 5.0`.
+    var number: Double? { double ?? int.map(Double.init) }
+}

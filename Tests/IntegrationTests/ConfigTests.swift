@@ -1,0 +1,68 @@
+import Foundation
+import GuardProtocol
+import Testing
+
+@Suite("The config file, at start and on SIGHUP", .serialized)
+struct ConfigTests {
+    @Test("A mistake in the config file exits 2, naming the file, the line and the key")
+    func mistake() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/volume-guard", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/volume-guard/config.toml"
+        try "# volume-guard\nmode = \"always\"\nclamp-margin = 40\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let socket = directory + "/vg.sock"
+        let result = try outcome(of: [Daemon.binary, "run", "--socket", socket], environment: ["XDG_CONFIG_HOME": directory])
+        #expect(result.status == 2)
+        #expect(result.errors == "volume-guard: \(file):3: key \"clamp-margin\": must be more than 0 and at most 25 (percent)\n")
+        #expect(!FileManager.default.fileExists(atPath: socket), "nothing was started")
+
+        try "stepp = 5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let unknown = try outcome(of: [Daemon.binary, "status", "--config", file])
+        #expect(unknown.status == 2)
+        #expect(unknown.errors.hasPrefix("volume-guard: \(file):1: key \"stepp\": unknown key"), "\(unknown.errors)")
+        let missing = try outcome(of: [Daemon.binary, "run", "--config", directory + "/none.toml"])
+        #expect(missing.status == 2)
+        #expect(missing.errors.hasPrefix("volume-guard: \(directory)/none.toml: cannot be read"), "\(missing.errors)")
+    }
+
+    @Test("Flags win over the file")
+    func flagsWin() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let config = server.runtimeDirectory + "/config.toml"
+        try "sink = \"guard_b\"\nmode = \"while-subscribed\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Daemon(on: server, arguments: ["--config", config, "--mode", "always", "--sink", "@DEFAULT_SINK@"])
+        #expect(try await daemon.status().sink == "guard_a")
+    }
+
+    @Test("SIGHUP applies a good file, and refuses a bad one keeping what it has")
+    func reload() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let config = server.runtimeDirectory + "/config.toml"
+        try "sink = \"guard_a\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Daemon(on: server, arguments: ["--config", config])
+        #expect(try await daemon.status().sink == "guard_a")
+
+        try "sink = \"guard_b\"\nhistory = \"lots\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        #expect(await eventually { daemon.log.contains("the new configuration is refused; keeping the one in use") })
+        #expect(daemon.log.contains(#"config.toml:2: key \"history\": must be a whole number"#), "log:\n\(daemon.log)")
+        #expect(try await daemon.status().sink == "guard_a")
+        #expect(try await daemon.status().state == .guarding)
+
+        try server.setVolume(of: "guard_b", raw: [32768, 32768])
+        try "sink = \"guard_b\"\nguard-mute = false\nserver = \"unix:/nowhere\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        #expect(try await eventually { try await daemon.status().sink == "guard_b" })
+        #expect(daemon.log.contains("server needs a restart to change"))
+        try await expectVolume(server, "guard_a", [65536, 65536])
+        let subscriber = try await Subscriber(to: daemon)
+        try server.pactl("set-sink-mute", "guard_b", "1")
+        try server.pactl("set-sink-volume", "guard_b", "+5%")
+        #expect(try await subscriber.waitForPresses(1).map(\.direction) == [.up])
+        try await expectVolume(server, "guard_b", [32768, 32768])
+        #expect(try server.isMuted("guard_b"), "with guard-mute = false, mute passes through")
+        #expect(await daemon.stop() == 0)
+        #expect(try server.isMuted("guard_b"))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GuardProtocol
+import Testing
+
+@Suite("Crash safety: the record of original levels", .serialized)
+struct CrashRecordTests {
+    @Test("SIGKILL while holding 100 %, a restart and a clean exit give exactly 100 % back", arguments: AudioServer.Kind.underTest)
+    func killedAtFull(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let first = try await Daemon(on: server)
+        try await expectVolume(server, "guard_a", [65535, 65535])
+        #expect(try record(of: first) == #"{"guard_a":{"muted":false,"volume":[65536,65536]}}"#)
+        #expect(await first.stop(with: SIGKILL) == nil)
+        #expect(try server.volume(of: "guard_a") == [65535, 65535], "a killed daemon gives nothing back")
+
+        let second = try await Daemon(on: server)
+        #expect(try await second.status().original?.raw == [65536, 65536])
+        #expect(second.log.contains("restoring guard_a to its recorded level from a previous run"), "log:\n\(second.log)")
+        #expect(await second.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [65536, 65536])
+        #expect(try record(of: second) == nil, "a clean exit removes the record")
+    }
+
+    @Test("An amplified, muted sink gets its own level back after a crash, not the clamped one")
+    func killedAmplified() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [98304, 49152])
+        try server.pactl("set-sink-mute", "guard_a", "1")
+        let first = try await Daemon(on: server)
+        try await expectVolume(server, "guard_a", [65535, 32768])
+        #expect(await first.stop(with: SIGKILL) == nil)
+
+        let second = try await Daemon(on: server)
+        let subscriber = try await Subscriber(to: second)
+        try server.pactl("set-sink-volume", "guard_a", "-5%")
+        _ = try await subscriber.waitForPresses(1)
+        try await expectVolume(server, "guard_a", [65535, 32768])
+        #expect(await second.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [98304, 49152])
+        #expect(try server.isMuted("guard_a"))
+    }
+
+    @Test("Restarted in while-subscribed mode, it gives the sink its recorded level back at once")
+    func killedThenPaused() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let first = try await Daemon(on: server)
+        try await expectVolume(server, "guard_a", [65535, 65535])
+        #expect(await first.stop(with: SIGKILL) == nil)
+
+        let second = try await Daemon(on: server, arguments: ["--mode", "while-subscribed"], waitForGuarding: false)
+        #expect(try await second.status().state == .paused)
+        try await expectVolume(server, "guard_a", [65536, 65536])
+        #expect(try await eventually { try self.record(of: second) == nil }, "nothing left to record")
+        #expect(second.log.contains("restoring guard_a to its recorded level from a previous run"))
+        #expect(await second.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [65536, 65536])
+    }
+
+    /// The daemon's record, or nil when there is none.
+    private func record(of daemon: Daemon) throws -> String? {
+        let directory = daemon.stateDirectory + "/volume-guard"
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        guard let file = files.first(where: { $0.hasPrefix("originals@") && $0.hasSuffix(".json") }) else { return nil }
+        return try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+    }
+}
