@@ -29,6 +29,34 @@ struct GestureIntegrationTests {
         try await expectVolume(server, "guard_a", [32768, 32768])
     }
 
+    struct Repeat: CustomStringConvertible, Sendable {
+        var name: String
+        var delay: Duration
+        var period: Duration
+        var description: String { name }
+    }
+
+    @Test("With the default thresholds, a key held at each desktop's repeat timing is one hold", arguments: [
+        Repeat(name: "kernel", delay: .milliseconds(250), period: .milliseconds(33)),
+        Repeat(name: "GNOME", delay: .milliseconds(500), period: .milliseconds(30)),
+        Repeat(name: "KDE", delay: .milliseconds(600), period: .milliseconds(40)),
+    ])
+    func desktopTimings(timing: Repeat) async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server)
+        let subscriber = try await Subscriber(to: daemon)
+        let key = try await KeyPresser(on: server, sink: "guard_a")
+
+        try await key.tap(.down, by: 3277)
+        try await Task.sleep(for: timing.delay)
+        for _ in 0..<15 {
+            try await key.tap(.down, by: 3277)
+            try await Task.sleep(for: timing.period)
+        }
+        #expect(await eventually { await subscriber.gestures.count >= 2 })
+        #expect(await subscriber.gestures.map(\.gesture) == [.holdStart, .holdEnd])
+    }
+
     @Test("Two quick presses are a double; a subscriber that turned gestures off gets only the presses")
     func doublePress() async throws {
         let server = try AudioServer(.pulseaudio)
