@@ -39,9 +39,6 @@ final class ClientQueue: Sendable {
         }
     }
 
-    /// Whether the client was cut loose because its queue filled.
-    var overflowed: Bool { overflow.load(ordering: .relaxed) }
-
     /// Ends the queue; the writer sends what is queued, then stops.
     func finish() { continuation.finish() }
 }

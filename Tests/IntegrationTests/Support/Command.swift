@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs a program to its end and returns its exit status and standard output.
 @discardableResult
-func command(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> (status: Int32, output: String) {
+func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
     try run(arguments, environment: environment, errors: FileHandle.standardError)
 }
 
