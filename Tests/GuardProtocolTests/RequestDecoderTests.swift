@@ -3,12 +3,6 @@ import Testing
 
 @Suite("Reading request lines")
 struct RequestDecoderTests {
-    let decoder = RequestDecoder()
-
-    func decode(_ line: String) -> Result<Request, RequestError> {
-        decoder.decode(Array(line.utf8))
-    }
-
     @Test("Every command is read, with its id as a string or an integer")
     func commands() throws {
         for command in Request.Command.allCases {
@@ -49,7 +43,7 @@ struct RequestDecoderTests {
 
     @Test("Invalid UTF-8 is refused before any JSON parsing")
     func invalidUTF8() {
-        guard case .failure(let error) = decoder.decode([0x7B, 0xFF, 0x7D]) else {
+        guard case .failure(let error) = RequestDecoder().decode([0x7B, 0xFF, 0x7D]) else {
             Issue.record("accepted")
             return
         }

@@ -4,12 +4,6 @@ import Testing
 
 @Suite("Subscribing with since")
 struct ResumeTests {
-    let decoder = RequestDecoder()
-
-    func decode(_ line: String) -> Result<Request, RequestError> {
-        decoder.decode(Array(line.utf8))
-    }
-
     @Test("since is a press seq, any from 0 up; absent or null means live presses only")
     func since() throws {
         #expect(try decode(#"{"cmd":"subscribe"}"#).get().since == nil)
