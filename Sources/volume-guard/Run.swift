@@ -43,17 +43,23 @@ struct Run: AsyncParsableCommand {
     @Option(help: "always (the default), or while-subscribed: guard only while a client is subscribed.")
     var mode: GuardMode?
 
-    @Option(help: ArgumentHelp("Gestures: the longest interval between a held key's repeats (default 150).", valueName: "ms"))
+    @Option(help: ArgumentHelp("Gestures: the longest interval between a held key's repeats (default \(Self.defaultMilliseconds(\.repeatPeriod))).", valueName: "ms"))
     var repeatPeriod: Int?
 
-    @Option(help: ArgumentHelp("Gestures: the longest delay before a held key's first repeat (default 800).", valueName: "ms"))
+    @Option(help: ArgumentHelp("Gestures: the longest delay before a held key's first repeat (default \(Self.defaultMilliseconds(\.repeatDelay))).", valueName: "ms"))
     var repeatDelay: Int?
 
-    @Option(help: ArgumentHelp("Gestures: the longest gap between the two presses of a double press (default 400).", valueName: "ms"))
+    @Option(help: ArgumentHelp("Gestures: the longest gap between the two presses of a double press (default \(Self.defaultMilliseconds(\.doubleWindow))).", valueName: "ms"))
     var doubleWindow: Int?
 
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")
     var logLevel: Logger.Level?
+
+    /// A gesture threshold's default, in milliseconds, as the help shows it.
+    static func defaultMilliseconds(_ threshold: KeyPath<GestureDetector.Configuration, Duration>) -> Int {
+        let (seconds, attoseconds) = GestureDetector.Configuration()[keyPath: threshold].components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
 
     func validate() throws {
         let problems: [(String, String?)] = [
