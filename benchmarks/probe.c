@@ -5,7 +5,8 @@
  *   - a "setter" context that changes the default sink's volume (as a desktop's volume keys do),
  *   - an "observer" context subscribed to sink events, which reads the sink after each change event
  *     (the "third client" that sees the volume come back to the held level),
- *   - N subscribers on the guard's Unix socket (`{"cmd":"subscribe"}`), reading press lines.
+ *   - N subscribers on the guard's Unix socket (`{"cmd":"subscribe","gestures":false}`: presses only; the
+ *     baseline ignores the field), reading press lines.
  * Every arrival is stamped with CLOCK_MONOTONIC taken right after poll() returned (a hook on the
  * mainloop's poll), so reading 200 sockets one after another does not add to the last one's time.
  * A set is stamped just before its request is handed to libpulse.
@@ -360,7 +361,7 @@ static void connect_subscribers(int n) {
         snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path);
         if (connect(s->fd, (struct sockaddr *)&addr, sizeof addr) < 0)
             die("connect %s (subscriber %d): %s", socket_path, i, strerror(errno));
-        static const char req[] = "{\"cmd\":\"subscribe\"}\n";
+        static const char req[] = "{\"cmd\":\"subscribe\",\"gestures\":false}\n";
         if (write(s->fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1)) die("write: %s", strerror(errno));
         fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
         s->io = api->io_new(api, s->fd, PA_IO_EVENT_INPUT, sub_io_cb, s);

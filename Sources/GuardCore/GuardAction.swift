@@ -4,7 +4,9 @@ public enum GuardAction: Hashable, Sendable {
     case readDefaultSink
     /// Drop the server connection and make a new one (then `GuardEvent.connected` as usual).
     case reconnect
-    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer, for asking again for a default sink.
+    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer (gestures that complete in silence,
+    /// the end of a burst, asking again for a default sink). A shell may keep just one timer, for the
+    /// earliest wake-up asked for: on every wake-up the core asks again for whatever is due later.
     case wakeUp(after: Duration)
     /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.
     case readSink(SinkQuery, ReadTicket)

@@ -8,6 +8,10 @@
 /// more after every acknowledgement (the *verification*). A write it has issued moves `seen` to the
 /// level that write sets, so the echo compares equal and only a change made on top of it is a press,
 /// counted from the written level, not from where the sink was before.
+///
+/// Faster presses change two things. In a run (a press in the last `KeyStep.isolation`) a reading may be
+/// counted from the last press's level (`base(for:in:)`). In a burst (presses closer than `burstGap`,
+/// which only programs make) nothing is written until it pauses.
 public struct GuardCore: Sendable {
     public struct Configuration: Hashable, Sendable {
         public var selection: SinkSelection
@@ -53,6 +57,8 @@ public struct GuardCore: Sendable {
         public var seen: SinkLevel
         /// Another client fought the guard: `held` is that client's level, not the original's.
         public var contested = false
+        /// The volume the last press left the sink at, before the guard put it back.
+        public var lastPressed: SinkVolume?
 
         /// The held level as the server will report it.
         public var target: SinkLevel {
@@ -106,6 +112,8 @@ public struct GuardCore: Sendable {
     /// The custody last announced with `recordOriginals`.
     private var announcedCustody: [String: SinkLevel]
     private var pendingWrites: Set<ResetTag> = []
+    /// Changes are coming faster than keys repeat: resets wait until they pause (see `burstGap`).
+    private var holdingBack = false
     private var releases: [Release] = []
     private var readInFlight: ReadTicket?
     /// The sink changed (or was written) since the last read was issued.
@@ -368,6 +376,7 @@ public struct GuardCore: Sendable {
         remembered[guarded.name] = nil
         self.guarded = nil
         pendingWrites = []
+        holdingBack = false
         verification = nil
         dirty = false
     }
@@ -380,6 +389,7 @@ public struct GuardCore: Sendable {
         guarded = nil
         wanted = nil
         pendingWrites = []
+        holdingBack = false
         readInFlight = nil
         verification = nil
         dirty = false
@@ -463,19 +473,23 @@ public struct GuardCore: Sendable {
             }
             // The server's rendering of the written volume may differ by a few raw units. It is learned
             // from the first reading after writing the held level, and compared exactly after that, so a
-            // press landing near the held level later is never taken for an echo.
-            if current.heldAsRead == nil, HeldLevel.admits(level.volume, margin: configuration.clampMargin),
+            // press landing near the held level later is never taken for an echo. A reading whose volume
+            // has not moved from the one corrected is no rendering of the write (it was skipped).
+            if current.heldAsRead == nil, level.volume != check.before.volume,
+               HeldLevel.admits(level.volume, margin: configuration.clampMargin),
                level.volume.isClose(to: current.held.volume, tolerance: configuration.echoTolerance) {
                 current.heldAsRead = level.volume
                 current.seen.volume = level.volume
             }
         }
 
-        let delta = Int64(level.volume.max) - Int64(current.seen.volume.max)
-        let isolated = current.seen == current.target && lastPress.map { now - $0 >= KeyStep.isolation } ?? true
+        let isolated = current.seen == current.target && !inRun
+        let burst = inBurst
+        let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
             publish(delta > 0 ? .up : .down, count: keyStep.count(for: size), on: current.name)
+            current.lastPressed = level.volume
             if isolated { keyStep.learn(from: size) }
         } else if level.muted != current.seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
@@ -488,16 +502,65 @@ public struct GuardCore: Sendable {
             current.contested = true
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
         }
+        if burst, level != current.seen { holdingBack = true }
         current.seen = level
         guarded = current
+        guard !holdingBack else {
+            checkBurst()
+            return
+        }
         holdTarget(correcting: level, attempt: 0)
     }
+
+    /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
+    /// 40 ms and less apart), so only a program stepping the volume makes them.
+    ///
+    /// Such a client steps from the level it has just read. A reset landing between its read and its
+    /// write is built upon (counted from `base(for:in:)`), but one landing between its write and the
+    /// guard's read of it overwrites a step unseen, and the next step starts from the held level. So
+    /// within a burst the guard only reads, counting each reading from the one before, and puts the
+    /// level back once the changes pause for this long.
+    public static let burstGap: Duration = .milliseconds(10)
+
+    /// Whether the last press came less than `burstGap` ago.
+    private var inBurst: Bool {
+        lastPress.map { now - $0 < Self.burstGap } ?? false
+    }
+
+    /// While holding back: ends it once the burst has paused, or asks to be woken when it may have.
+    private mutating func checkBurst() {
+        guard holdingBack else { return }
+        guard inBurst, let lastPress else {
+            holdingBack = false
+            dirty = true
+            readIfDue()
+            return
+        }
+        outbox.append(.wakeUp(after: lastPress + Self.burstGap - now))
+    }
+
+    /// The level a reading is counted from: the one the core has accounted for, except in a run of
+    /// presses (auto-repeat, a script), when the level the last press left the sink at explains the
+    /// reading with fewer steps than the held level does. A key's client steps from the level it last
+    /// read; in a run it may read that level before the guard's reset lands, and its step then lands on
+    /// top of the reset, one step from that level and two or more from the held one. Counted from the
+    /// held level, each such press would count several times. Presses a person merged within the same
+    /// moment can look alike; the readings cannot tell the two apart, and the fewer presses win.
+    private func base(for reading: SinkVolume, in current: Guarded) -> SinkVolume {
+        let held = current.seen.volume
+        guard inRun, current.seen == current.target, let pressed = current.lastPressed,
+              reading.max != pressed.max else { return held }
+        return distance(reading.max, pressed.max) < distance(reading.max, held.max) ? pressed : held
+    }
+
+    private func distance(_ a: UInt32, _ b: UInt32) -> UInt32 { a > b ? a - b : b - a }
 
     /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking
     /// for again.
     private mutating func wokeUp() {
         let (found, next) = gestures.wakeUp(at: now)
         tell(found, wakeUp: next)
+        checkBurst()
         if guarded == nil, readInFlight == nil, state == .noSink, configuration.selection == .defaultSink {
             outbox.append(.readDefaultSink)
         }
@@ -551,6 +614,12 @@ public struct GuardCore: Sendable {
         read(.index(guarded.index))
     }
 
+    /// Whether a press came within the last `KeyStep.isolation`: keys are repeating or a script is
+    /// stepping, and the next press may come at any moment.
+    private var inRun: Bool {
+        lastPress.map { now - $0 < KeyStep.isolation } ?? false
+    }
+
     private mutating func read(_ query: SinkQuery) {
         outbox.append(.readSink(query, issueTicket()))
     }
@@ -576,6 +645,7 @@ public struct GuardCore: Sendable {
         guarded = nil
         wanted = nil
         pendingWrites = []
+        holdingBack = false
         releases = []
         readInFlight = nil
         verification = nil

@@ -53,6 +53,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
     /// Counts connections, so that events of an old one are told from the current one's.
     private var generation = 0
     private var backoff: Duration = .milliseconds(50)
+    /// When the timer for the core's earliest wake-up fires, while one runs.
+    private var wakeUpDue: ContinuousClock.Instant?
     private var serverDescription: String?
     private var subscribers: [ObjectIdentifier: ClientQueue] = [:]
     /// The subscribers that asked for presses without gesture lines.
@@ -203,6 +205,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private func handle(_ input: Input) {
         switch input {
         case .core(let event):
+            if event == .wakeUp, let due = wakeUpDue, due <= .now { wakeUpDue = nil }
             feed(event)
         case .pulse(let event, let from):
             guard from == generation else { return }
@@ -309,8 +312,13 @@ public actor SinkGuard: Service, CustomStringConvertible {
         case .reconnect:
             post.yield(.pulse(.disconnected(reason: "the server names no default sink to this connection"), generation: generation))
         case .wakeUp(let delay):
+            // One timer at a time, for the earliest wake-up asked for: the core asks again, on any wake-up,
+            // for whatever is still due later.
+            let due = ContinuousClock.now + delay
+            if let pending = wakeUpDue, pending <= due { break }
+            wakeUpDue = due
             Task {
-                try? await Task.sleep(for: delay)
+                try? await Task.sleep(until: due)
                 post.yield(.core(.wakeUp))
             }
         case .readSinks(let ticket):

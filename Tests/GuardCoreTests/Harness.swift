@@ -228,9 +228,18 @@ struct Harness {
         userSets(name, Array(repeating: raw, count: sink(name).volume.channels.count), muted: muted)
     }
 
-    /// Moves every channel of a sink by `delta` raw units (floored at 0), as a key on a balanced sink.
+    /// Moves every channel of a sink by `delta` raw units (floored at 0), as a key on a balanced sink,
+    /// from the level the sink has when the person acts.
     mutating func userMoves(_ name: String, by delta: Int64) {
-        userSets(name, sink(name).volume.channels.map { UInt32(Swift.max(0, Int64($0) + delta)) })
+        userAdjusts(name) { sink in
+            sink.volume = SinkVolume(channels: sink.volume.channels.map { UInt32(Swift.max(0, Int64($0) + delta)) })
+        }
+    }
+
+    /// Changes a sink as `body` decides from its state when the person acts (after the wake-ups due by
+    /// then, which may have written to it).
+    mutating func userAdjusts(_ name: String, _ body: (inout SimulatedSink) -> Void) {
+        change(name, body)
     }
 
     mutating func userToggles(muteOf name: String) {
