@@ -205,7 +205,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private func handle(_ input: Input) {
         switch input {
         case .core(let event):
-            if event == .wakeUp, let due = wakeUpDue, due <= .now { wakeUpDue = nil }
+            if case .wakeUp = event, let due = wakeUpDue, due <= .now { wakeUpDue = nil }
             feed(event)
         case .pulse(let event, let from):
             guard from == generation else { return }

@@ -12,6 +12,16 @@ struct BurstTests {
         Harness.guarding([speakers], configuration: GuardCore.Configuration(keyStep: step))
     }
 
+    /// A client stepping up `times` times, one step each, at the harness's pace; the guard answers each
+    /// step before the next, and `afterEach` looks at the result.
+    static func stepUp(_ h: inout Harness, times: Int, afterEach: (Harness) -> Void = { _ in }) {
+        for _ in 0..<times {
+            h.userMoves(Name.speakers, by: Int64(step))
+            h.settle()
+            afterEach(h)
+        }
+    }
+
     @Test("a client stepping from the level it read before the reset landed is counted once per step")
     func stepFromStaleReading() {
         var h = Self.guarding()
@@ -43,10 +53,7 @@ struct BurstTests {
         var h = Self.guarding()
         h.pace = .milliseconds(1)
         h.clearLog()
-        for _ in 0..<20 {
-            h.userMoves(Name.speakers, by: Int64(Self.step))
-            h.settle()
-        }
+        Self.stepUp(&h, times: 20)
         #expect(h.core.presses.up == 20)
         #expect(h.presses.allSatisfy { $0.count == 1 })
         // Only the first press, before the burst showed itself, was put back at once.
@@ -61,10 +68,7 @@ struct BurstTests {
     func burstExtends() {
         var h = Self.guarding()
         h.pace = .milliseconds(6)
-        for _ in 0..<10 {
-            h.userMoves(Name.speakers, by: Int64(Self.step))
-            h.settle()
-        }
+        Self.stepUp(&h, times: 10)
         #expect(h.sink(Name.speakers).volume.max != Self.held)
         h.wait(.milliseconds(4))
         #expect(h.sink(Name.speakers).volume.max != Self.held)
@@ -77,11 +81,7 @@ struct BurstTests {
     func repeatIsNoBurst() {
         var h = Self.guarding()
         h.pace = .milliseconds(20)
-        for _ in 0..<10 {
-            h.userMoves(Name.speakers, by: Int64(Self.step))
-            h.settle()
-            #expect(h.sink(Name.speakers).volume.max == Self.held)
-        }
+        Self.stepUp(&h, times: 10) { #expect($0.sink(Name.speakers).volume.max == Self.held) }
         #expect(h.core.presses.up == 10)
     }
 }
