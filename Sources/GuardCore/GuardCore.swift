@@ -53,6 +53,8 @@ public struct GuardCore: Sendable {
         public var held: HeldLevel
         /// How the server renders the held volume when read back; nil until seen.
         public var heldAsRead: SinkVolume?
+        /// A first, inexact reading after writing the held level, waiting to be confirmed by the next.
+        public var heldRendering: SinkVolume?
         /// The level the core has accounted for: the last reading, or what its own writes set since.
         public var seen: SinkLevel
         /// Another client fought the guard: `held` is that client's level, not the original's.
@@ -281,6 +283,7 @@ public struct GuardCore: Sendable {
         guard var current = guarded, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
         current.held = HeldLevel(holding: current.original.volume, margin: new.clampMargin)
         current.heldAsRead = nil
+        current.heldRendering = nil
         current.contested = false
         guarded = current
         // The next reading is judged against the new target and corrected to it.
@@ -458,6 +461,12 @@ public struct GuardCore: Sendable {
         verification = nil
 
         if let check {
+            // The held level written again read back as the same inexact value: that is how the server
+            // renders it.
+            if current.heldAsRead == nil, current.heldRendering == level.volume {
+                current.heldAsRead = level.volume
+                current.seen.volume = level.volume
+            }
             // pipewire-pulse skips a set equal to its (stale) cached value: nothing changed at all since
             // the write, and the sink still reads as it did before it. Issue it again; it is no press.
             if !check.changedSince, level == check.before, level != current.seen {
@@ -472,13 +481,20 @@ public struct GuardCore: Sendable {
                 return
             }
             // The server's rendering of the written volume may differ by a few raw units. It is learned
-            // from the first reading after writing the held level, and compared exactly after that, so a
+            // from the readings after writing the held level, and compared exactly after that, so a
             // press landing near the held level later is never taken for an echo. A reading whose volume
-            // has not moved from the one corrected is no rendering of the write (it was skipped).
+            // has not moved from the one corrected is no rendering of the write (it was skipped). An
+            // inexact one may also be a press landing near the held level while the write was skipped:
+            // it is taken for an echo, and the held level is written once more; the reading after that
+            // is the rendering.
             if current.heldAsRead == nil, level.volume != check.before.volume,
                HeldLevel.admits(level.volume, margin: configuration.clampMargin),
                level.volume.isClose(to: current.held.volume, tolerance: configuration.echoTolerance) {
-                current.heldAsRead = level.volume
+                if level.volume == current.held.volume || current.heldRendering != nil {
+                    current.heldAsRead = level.volume
+                } else {
+                    current.heldRendering = level.volume
+                }
                 current.seen.volume = level.volume
             }
         }
@@ -488,7 +504,8 @@ public struct GuardCore: Sendable {
         let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
-            publish(delta > 0 ? .up : .down, count: keyStep.count(for: size), on: current.name)
+            let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
+            publish(delta > 0 ? .up : .down, count: count, on: current.name)
             current.lastPressed = level.volume
             if isolated { keyStep.learn(from: size) }
         } else if level.muted != current.seen.muted {
@@ -499,6 +516,7 @@ public struct GuardCore: Sendable {
            contest.noteChange(to: level, at: now, resetAcknowledged: check == nil ? nil : resetAcknowledged) {
             current.held = HeldLevel(holding: level.volume, margin: configuration.clampMargin)
             current.heldAsRead = nil
+            current.heldRendering = nil
             current.contested = true
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
         }
@@ -522,11 +540,6 @@ public struct GuardCore: Sendable {
     /// level back once the changes pause for this long.
     public static let burstGap: Duration = .milliseconds(10)
 
-    /// Whether the last press came less than `burstGap` ago.
-    private var inBurst: Bool {
-        lastPress.map { now - $0 < Self.burstGap } ?? false
-    }
-
     /// While holding back: ends it once the burst has paused, or asks to be woken when it may have.
     private mutating func checkBurst() {
         guard holdingBack else { return }
@@ -540,20 +553,27 @@ public struct GuardCore: Sendable {
     }
 
     /// The level a reading is counted from: the one the core has accounted for, except in a run of
-    /// presses (auto-repeat, a script), when the level the last press left the sink at explains the
-    /// reading with fewer steps than the held level does. A key's client steps from the level it last
-    /// read; in a run it may read that level before the guard's reset lands, and its step then lands on
-    /// top of the reset, one step from that level and two or more from the held one. Counted from the
-    /// held level, each such press would count several times. Presses a person merged within the same
-    /// moment can look alike; the readings cannot tell the two apart, and the fewer presses win.
+    /// presses (auto-repeat, a script), when the reading lies beyond the level the last press left the
+    /// sink at, on the far side from the held level. A key's client steps from the level it last read;
+    /// in a run it may read that level before the guard's reset lands, and its step then lands on top of
+    /// the reset, one step beyond that level and two or more from the held one. Counted from the held
+    /// level, each such press would count several times. Presses a person merged within the same moment
+    /// can look alike; the readings cannot tell the two apart, and the fewer presses win. A reading on
+    /// the near side is counted from the held level, so its direction is never turned around.
     private func base(for reading: SinkVolume, in current: Guarded) -> SinkVolume {
         let held = current.seen.volume
-        guard inRun, current.seen == current.target, let pressed = current.lastPressed,
-              reading.max != pressed.max else { return held }
-        return distance(reading.max, pressed.max) < distance(reading.max, held.max) ? pressed : held
+        guard inRun, current.seen == current.target, let pressed = current.lastPressed else { return held }
+        let beyond = pressed.max > held.max ? reading.max > pressed.max : pressed.max < held.max && reading.max < pressed.max
+        return beyond ? pressed : held
     }
 
-    private func distance(_ a: UInt32, _ b: UInt32) -> UInt32 { a > b ? a - b : b - a }
+    /// Whether, in a run, the reading is the level the last press left the sink at, and that level is
+    /// 0 % or 100 %: a key stepping from there (even from a reading taken before the reset landed) lands
+    /// on it again, and only one step can be seen.
+    private func pinnedAtExtreme(_ reading: SinkVolume, in current: Guarded) -> Bool {
+        inRun && current.seen == current.target && current.lastPressed == reading
+            && (reading.max == 0 || reading.max == SinkVolume.norm)
+    }
 
     /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking
     /// for again.
@@ -616,8 +636,13 @@ public struct GuardCore: Sendable {
 
     /// Whether a press came within the last `KeyStep.isolation`: keys are repeating or a script is
     /// stepping, and the next press may come at any moment.
-    private var inRun: Bool {
-        lastPress.map { now - $0 < KeyStep.isolation } ?? false
+    private var inRun: Bool { pressCame(within: KeyStep.isolation) }
+
+    /// Whether the last press came less than `burstGap` ago.
+    private var inBurst: Bool { pressCame(within: Self.burstGap) }
+
+    private func pressCame(within span: Duration) -> Bool {
+        lastPress.map { now - $0 < span } ?? false
     }
 
     private mutating func read(_ query: SinkQuery) {

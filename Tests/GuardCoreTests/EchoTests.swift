@@ -225,9 +225,22 @@ struct EchoTests {
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
         h.settle()
         #expect(h.presses.count == 1)
-        #expect(h.volumeWrites.count == 1, "no reset is issued to chase the rendering")
+        #expect(h.volumeWrites.count == 2, "the held level is written once more to confirm the rendering, then not chased")
         #expect(h.core.guarded?.heldAsRead == .channels(30003))
         #expect(h.sink(Name.speakers).volume == .channels(30003))
+    }
+
+    @Test("a press landing near the held level while a reset is skipped is not taken for the rendering")
+    func nearPressDuringSkippedReset() {
+        var h = Harness.guarding([Self.mono])
+        h.userSets(Name.speakers, raw: 30000 + Raw.step5)
+        h.step()
+        h.skipWrites = 1
+        h.step()
+        h.userSets(Name.speakers, raw: 29998)
+        h.settle()
+        #expect(h.core.guarded?.heldAsRead == .channels(30000))
+        #expect(h.sink(Name.speakers).volume == .channels(30000))
     }
 
     @Test("later readings equal to the adopted rendering are not presses")
@@ -239,12 +252,12 @@ struct EchoTests {
         h.touch(Name.speakers)
         h.settle()
         #expect(h.presses.count == 1)
-        #expect(h.volumeWrites.count == 1)
+        #expect(h.volumeWrites.count == 2)
         // The next press is counted from the rendering, and the exact held level is written again.
         h.userSets(Name.speakers, raw: 30003 - Raw.step5)
         h.settle()
         #expect(h.presses.map(\.direction) == [.up, .down])
-        #expect(h.volumeWrites.map(\.volume) == [.channels(30000), .channels(30000)])
+        #expect(h.volumeWrites.map(\.volume) == [.channels(30000), .channels(30000), .channels(30000)])
         #expect(h.presses.count == 2)
     }
 
