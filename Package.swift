@@ -1,11 +1,25 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Release builds of the daemon on Linux: lld, packed relative relocations (a PIE without 1 MB of
+/// `.rela.dyn` to read at start; needs glibc 2.36) and no exported symbols, so that fewer of its pages
+/// become resident. docs/PERFORMANCE.md, "RSS".
+let compactDaemon: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld",
+        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order.txt",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ], .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "volume-guard",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "volume-guard", targets: ["volume-guard"]),
+        .executable(name: "volume-guardd", targets: ["volume-guardd"]),
         .library(name: "GuardCore", targets: ["GuardCore"]),
         .library(name: "GuardProtocol", targets: ["GuardProtocol"]),
         .library(name: "GuardClient", targets: ["GuardClient"]),
@@ -54,11 +68,14 @@ let package = Package(
         ),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
-        // The daemon: the actor that owns core, bridge and subscribers, the control socket, the config
-        // file, actions, logging and what a service needs.
+        // glibc's malloc_trim, which does not import into Swift either.
+        .target(name: "CMalloc"),
+        // The daemon: the actor that owns core, bridge and subscribers, the control socket, settings,
+        // actions, logging and what a service needs. No full Foundation, no TOML: see volume-guardd.
         .target(
             name: "VolumeGuard",
             dependencies: [
+                "CMalloc",
                 "CPeerCredentials",
                 "GuardCore",
                 "GuardProtocol",
@@ -70,13 +87,37 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // The config file: TOML in, `Options` out, with errors that name the line and key.
+        .target(
+            name: "GuardConfig",
+            dependencies: [
+                "GuardCore",
+                "VolumeGuard",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
+        ),
+        // The daemon's own executable, which `volume-guard run` becomes (exec) once it has read the flags
+        // and the config file. Without the CLI's argument parser, TOML parser and full Foundation (ICU),
+        // its image keeps a third fewer pages resident.
+        .executableTarget(
+            name: "volume-guardd",
+            dependencies: [
+                "VolumeGuard",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            linkerSettings: compactDaemon
         ),
         .executableTarget(
             name: "volume-guard",
             dependencies: [
                 "VolumeGuard",
+                "GuardConfig",
                 "GuardClient",
                 "GuardProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -95,7 +136,7 @@ let package = Package(
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(
             name: "VolumeGuardTests",
-            dependencies: ["VolumeGuard", "GuardCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["VolumeGuard", "GuardConfig", "GuardCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Turns one request line into a `Request`, or a `RequestError` that says exactly what is wrong.
 public struct RequestDecoder: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The protocol's framing: UTF-8 JSON, one object per line.
 public enum WireFormat {

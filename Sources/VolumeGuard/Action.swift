@@ -5,7 +5,7 @@ import GuardCore
 /// The command is an argument vector, run without a shell, so a sink name or anything else in the press
 /// can never be taken for shell syntax; the press reaches it in environment variables instead. An
 /// action that wants a shell says so (`shell = true`) and gets `/bin/sh -c`.
-public struct Action: Hashable, Sendable {
+public struct Action: Hashable, Sendable, Codable {
     /// For the log: the config's `name`, else the program's (`env` for `/usr/bin/env`).
     public var name: String
     /// The program and its arguments.

@@ -12,7 +12,7 @@ import UnixSignals
 /// `RELOADING=1` and then `READY=1` around each reload.
 public struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
-    private let load: @Sendable () throws(ConfigError) -> Configuration
+    private let load: @Sendable () async throws -> Configuration
     private let initial: Configuration
     private let sinkGuard: SinkGuard
     private let threshold: JournalLogHandler.Threshold
@@ -22,7 +22,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
     /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
     /// ends the process); `load` reads the configuration as the daemon's start did.
     public init(
-        hangups: UnixSignalsSequence, load: @escaping @Sendable () throws(ConfigError) -> Configuration, initial: Configuration,
+        hangups: UnixSignalsSequence, load: @escaping @Sendable () async throws -> Configuration, initial: Configuration,
         sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
         self.hangups = hangups
@@ -51,7 +51,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
         defer { notifier.notify("READY=1") }
         var new: Configuration
         do {
-            new = try load()
+            new = try await load()
         } catch {
             logger.error("the new configuration is refused; keeping the one in use", metadata: ["error": "\(error)"])
             return current

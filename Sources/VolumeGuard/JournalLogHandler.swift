@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import GuardProtocol
 import Logging
 import Synchronization
@@ -98,8 +99,7 @@ public struct JournalLogHandler: LogHandler {
     /// A value as is when it is one word, else in double quotes (logfmt), so that lines split cleanly.
     static func quoted(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
+        let escaped = value.escapingScalars(["\\": "\\\\", "\"": "\\\"", "\n": "\\n"])
         return "\"\(escaped)\""
     }
 
@@ -109,7 +109,7 @@ public struct JournalLogHandler: LogHandler {
         line.withUTF8 { bytes in
             var rest = UnsafeRawBufferPointer(bytes)
             while !rest.isEmpty {
-                let written = Foundation.write(STDERR_FILENO, rest.baseAddress, rest.count)
+                let written = Glibc.write(STDERR_FILENO, rest.baseAddress, rest.count)
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { return }
                 rest = UnsafeRawBufferPointer(rebasing: rest[written...])

@@ -7,7 +7,9 @@ import Logging
 ///
 /// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), and the limits
 /// below, so that a value means the same wherever it is written.
-public struct Options: Hashable, Sendable {
+///
+/// Codable: `volume-guard run` hands the options it read to the daemon it becomes (`Launch`).
+public struct Options: Hashable, Sendable, Codable {
     /// A sink name or shell pattern; `Options.defaultSinkName` (or nil) follows the default sink.
     public var sink: String?
     /// Whether mute changes are presses and put back (true), or pass through (false).

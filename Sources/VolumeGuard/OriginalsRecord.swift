@@ -24,7 +24,7 @@ public struct OriginalsRecord: Sendable {
     public static func standardPath(environment: [String: String], socketPath: String) -> String {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
-        let socket = socketPath.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "/", with: "%2F")
+        let socket = socketPath.escapingScalars(["%": "%25", "/": "%2F"])
         return state + "/volume-guard/originals@\(socket).json"
     }
 

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import GuardCore
 import Logging
-import ServiceLifecycle
-import UnixSignals
 import VolumeGuard
 
 struct Run: AsyncParsableCommand {
@@ -88,53 +86,24 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = socket.environment
-        let (file, flags, required) = (socket.file, flags, socket.config != nil)
-        // Read again on SIGHUP: the file may have changed, the flags have not.
-        let load: @Sendable () throws(ConfigError) -> Configuration = {
-            Configuration(try file.read(required: required).overridden(by: flags), environment: environment)
-        }
-        let configuration = try exitingOnMistake(load)
-
-        let threshold = JournalLogHandler.Threshold(configuration.logLevel)
-        let style = JournalLogHandler.style(environment: environment)
-        LoggingSystem.bootstrap { _ in JournalLogHandler(style: style, threshold: threshold) }
-        let logger = Logger(label: "volume-guard")
-        logger.debug("open files limit", metadata: ["limit": "\(OpenFileLimit.raiseToHard().map(String.init) ?? "unknown")"])
-        // Trapped before anything else: SIGHUP's default action would end the daemon.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-
-        let path = configuration.socketPath
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
+        let launch = Launch(
+            flags: flags, file: try socket.configFile.options(),
+            rereadFile: [Self.executable, "config", "--json"] + socket.configFile.arguments
         )
-        let notifier = SystemdNotifier(environment: environment)
-        let actions = ActionRunner(actions: configuration.actions, logger: logger)
-        let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
-        logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
-        let sinkGuard = SinkGuard(configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier)
-        let control: ControlServer
-        do {
-            control = try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
-        } catch let error as ControlServer.StartError {
-            logger.critical("\(error)")
-            throw ExitCode.failure
-        }
-        let reloader = ConfigReloader(
-            hangups: hangups, load: load, initial: configuration, sinkGuard: sinkGuard, threshold: threshold, notifier: notifier,
-            logger: logger
-        )
-        // Shut down in reverse: stop reloading, close the socket, give the sink back, then stop actions.
-        let services: [any Service] = [actions, sinkGuard, control, reloader]
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services.map {
-                .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
-            },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
-        try await group.run()
+        // The daemon's own executable, installed beside this one.
+        let daemon = (Self.executable as NSString).deletingLastPathComponent + "/volume-guardd"
+        setenv(Launch.environmentKey, try launch.encoded(), 1)
+        // `ps` shows the daemon with the arguments it was started with.
+        let arguments = [daemon] + CommandLine.arguments.dropFirst()
+        var argv = arguments.map { strdup($0) } + [nil]
+        execv(daemon, &argv)
+        printError("volume-guard: cannot start the daemon, \(daemon): \(String(cString: strerror(errno))) (it is built and installed beside volume-guard)")
+        throw ExitCode.failure
+    }
+
+    /// This executable's path, whatever the command line called it.
+    private static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 }
 

@@ -1,25 +1,38 @@
 import ArgumentParser
 import Foundation
+import GuardConfig
 import VolumeGuard
 
 /// Where the control socket is, for every command: `--socket`, else `VOLUME_GUARD_SOCKET`, else the
-/// config file's `socket`, else `$XDG_RUNTIME_DIR/volume-guard.sock`. `--config` names another file.
+/// config file's `socket`, else `$XDG_RUNTIME_DIR/volume-guard.sock`.
 struct SocketOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The control socket.", valueName: "path"))
     var socket: String?
 
+    @OptionGroup var configFile: ConfigFileOptions
+
+    /// The socket the command line gives: `--socket`, else `VOLUME_GUARD_SOCKET`, which stands for it.
+    var given: String? {
+        socket ?? configFile.environment["VOLUME_GUARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The socket a client talks to.
+    var path: String {
+        get throws {
+            try given ?? configFile.options().socket ?? Configuration.defaultSocketPath(environment: configFile.environment)
+        }
+    }
+}
+
+/// Which config file: `--config`, else `$XDG_CONFIG_HOME/volume-guard/config.toml`.
+struct ConfigFileOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The config file (default: $XDG_CONFIG_HOME/volume-guard/config.toml).", valueName: "path"))
     var config: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// The socket the command line gives: `--socket`, else `VOLUME_GUARD_SOCKET`, which stands for it.
-    var given: String? {
-        socket ?? environment["VOLUME_GUARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// The config file's options.
-    func fileOptions() throws -> Options {
+    /// The config file's options. A file named with `--config` must exist; the default one may not.
+    func options() throws -> Options {
         try exitingOnMistake { () throws(ConfigError) in try file.read(required: config != nil) }
     }
 
@@ -27,11 +40,9 @@ struct SocketOptions: ParsableArguments {
         ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment))
     }
 
-    /// The socket a client talks to.
-    var path: String {
-        get throws {
-            try given ?? fileOptions().socket ?? Configuration.defaultSocketPath(environment: environment)
-        }
+    /// The arguments that name the same file to another command.
+    var arguments: [String] {
+        config.map { ["--config", $0] } ?? []
     }
 }
 

@@ -26,6 +26,41 @@ struct ConfigTests {
         #expect(missing.errors.hasPrefix("volume-guard: \(directory)/none.toml: cannot be read"), "\(missing.errors)")
     }
 
+    @Test("config checks the file as run does, and prints its settings as JSON for a reload")
+    func check() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/config.toml"
+        try "step = 5\nmode = \"while-subscribed\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try outcome(of: [Daemon.binary, "config", "--config", file]).output == "\(file): ok\n")
+        let json = try outcome(of: [Daemon.binary, "config", "--config", file, "--json"])
+        #expect(json.status == 0)
+        #expect(json.output == #"{"mode":"while-subscribed","step":5}"# + "\n")
+
+        try "step = 500\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let mistake = try outcome(of: [Daemon.binary, "config", "--config", file, "--json"])
+        #expect(mistake.status == 2)
+        #expect(mistake.output.isEmpty)
+        #expect(mistake.errors == "volume-guard: \(file):1: key \"step\": must be between 0.1 and 100 (percent)\n")
+        let none = try outcome(of: [Daemon.binary, "config"], environment: ["XDG_CONFIG_HOME": directory + "/none"])
+        #expect(none.status == 0)
+        #expect(none.output.hasSuffix(": none; the defaults apply\n"))
+    }
+
+    @Test("run becomes the daemon in the same process; the daemon's executable alone refuses to start")
+    func becomesDaemon() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server)
+        let name = try String(contentsOfFile: "/proc/\(daemon.pid)/comm", encoding: .utf8)
+        #expect(name == "volume-guardd\n")
+        #expect(await daemon.stop() == 0)
+
+        let alone = try outcome(of: [(Daemon.binary as NSString).deletingLastPathComponent + "/volume-guardd"])
+        #expect(alone.status == 2)
+        #expect(alone.errors.contains("start it with `volume-guard run`"))
+    }
+
     @Test("Flags win over the file")
     func flagsWin() async throws {
         let server = try AudioServer(.pulseaudio)

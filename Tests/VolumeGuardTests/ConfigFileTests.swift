@@ -2,7 +2,8 @@ import Foundation
 import GuardCore
 import Logging
 import Testing
-@testable import VolumeGuard
+@testable import GuardConfig
+import VolumeGuard
 
 @Suite("The config file")
 struct ConfigFileTests {

@@ -2,6 +2,7 @@ import Foundation
 import GuardCore
 import Logging
 import TOMLKit
+import VolumeGuard
 
 /// The config file, `$XDG_CONFIG_HOME/volume-guard/config.toml`: TOML, every key optional, each also a
 /// flag of `volume-guard run` (flags win). `config/config.toml` is a commented example.

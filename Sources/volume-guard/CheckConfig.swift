@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import VolumeGuard
+
+/// `volume-guard config`: reads the config file as `run` and a reload do. The daemon reloads through
+/// `config --json`, so that the file is only ever read by this one parser.
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check the config file: exit 0 when it is right, 2 naming the line and key of a mistake.",
+        discussion: "Check a file before `systemctl --user reload volume-guard`: a reload refuses a file with a mistake."
+    )
+
+    @OptionGroup var configFile: ConfigFileOptions
+
+    @Flag(help: "Print the settings the file makes, as JSON.")
+    var json = false
+
+    func run() throws {
+        let options = try configFile.options()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            print(String(decoding: try encoder.encode(options), as: UTF8.self))
+        } else {
+            let path = configFile.file.path
+            print(FileManager.default.fileExists(atPath: path) ? "\(path): ok" : "\(path): none; the defaults apply")
+        }
+    }
+}
