@@ -504,10 +504,10 @@ public struct GuardCore: Sendable {
         let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
+            keyStep.notePress(of: size, at: now, isolated: isolated)
             let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
             publish(delta > 0 ? .up : .down, count: count, on: current.name)
             current.lastPressed = level.volume
-            if isolated { keyStep.learn(from: size) }
         } else if level.muted != current.seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             publish(.mute, count: 1, on: current.name)

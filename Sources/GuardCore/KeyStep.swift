@@ -2,9 +2,12 @@
 ///
 /// Servers coalesce queued change events, so the guard may see +15 % where three +5 % presses happened.
 /// The step is either configured or learned: the median of the last few isolated changes, seen from a
-/// settled sink (the held level verified in place) with no other press for `isolation` before. Changes
-/// inside a burst or a key's auto-repeat may be merged, so they teach nothing; a median shrugs off the
-/// odd fine-step (Shift) press. Changes under `minimumLearnable` are ignored too: at the held extremes a
+/// settled sink (the held level verified in place) with no other press for `isolation` before, and none
+/// within `GuardCore.burstGap` after. Changes inside a burst or a key's auto-repeat may be merged, so
+/// they teach nothing, and the first reading of a program's burst follows quiet too, yet may already
+/// merge several steps: only the next press tells, so a change becomes a sample when it comes (a key's
+/// first repeat is never that quick). A median shrugs off the odd fine-step (Shift) press; of two
+/// middles it takes the smaller, as a merged change can only be larger than one step. Changes under `minimumLearnable` are ignored too: at the held extremes a
 /// capped key moves the volume by one raw unit, which says nothing about its step.
 public struct KeyStep: Hashable, Sendable {
     /// The smallest change taken as a sample of the step: 0.4 %, under a Bluetooth AVRCP step (0.8 %).
@@ -16,6 +19,13 @@ public struct KeyStep: Hashable, Sendable {
 
     public let configured: UInt32?
     private var samples: [UInt32] = []
+    /// The last change, when it was isolated before: a sample unless the next press follows at once.
+    private var candidate: Candidate?
+
+    private struct Candidate: Hashable, Sendable {
+        var delta: UInt32
+        var time: Duration
+    }
 
     public init(configured: UInt32? = nil) {
         self.configured = configured
@@ -25,7 +35,7 @@ public struct KeyStep: Hashable, Sendable {
     public var current: UInt32? {
         if let configured { return configured }
         guard !samples.isEmpty else { return nil }
-        return samples.sorted()[samples.count / 2]
+        return samples.sorted()[(samples.count - 1) / 2]
     }
 
     /// How many steps a change of `delta` raw units stands for: at least one.
@@ -34,7 +44,15 @@ public struct KeyStep: Hashable, Sendable {
         return Swift.max(1, Int((Double(delta) / Double(step)).rounded()))
     }
 
-    /// Records a change seen from a settled sink as a sample of the step.
+    /// Notes a press of `delta` raw units at `time`, `isolated` when seen from a settled sink with no press
+    /// for `isolation` before. Call it before counting the press: the last press becomes a sample now,
+    /// unless this one follows it within a burst's gap.
+    public mutating func notePress(of delta: UInt32, at time: Duration, isolated: Bool) {
+        if let candidate, time - candidate.time >= GuardCore.burstGap { learn(from: candidate.delta) }
+        candidate = isolated ? Candidate(delta: delta, time: time) : nil
+    }
+
+    /// Records a change known to stand alone as a sample of the step.
     public mutating func learn(from delta: UInt32) {
         guard configured == nil, delta >= Self.minimumLearnable else { return }
         samples.append(delta)

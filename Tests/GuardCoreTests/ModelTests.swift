@@ -110,6 +110,17 @@ struct ModelTests {
         return outcome
     }
 
+    /// Whether the sink is at the held level, or at what the guard took for the server's rendering of it.
+    /// The one case where those differ: a press lands within the echo tolerance of the held level while
+    /// the reset and its confirmation are both skipped (pipewire-pulse's stale cache). Nothing can tell
+    /// that from a server that renders the held level so (docs/DESIGN.md, known limits); the sink then
+    /// stays a few raw units off, never more than the tolerance.
+    static func isHeld(_ h: Harness, _ held: SinkVolume) -> Bool {
+        let volume = h.sink(sink).volume
+        guard volume != held else { return true }
+        return volume == h.core.guarded?.heldAsRead && volume.isClose(to: held, tolerance: configured.echoTolerance)
+    }
+
     /// Lets everything through until the server is quiet, and long enough for the guard to see that a
     /// burst of changes has paused.
     static func settle(_ h: inout Harness) {
@@ -198,8 +209,17 @@ struct ModelTests {
             let outcome = Self.runStepper(codes, start: start, direction: up ? .up : .down)
             #expect(outcome.counted.up + outcome.counted.down <= outcome.made.up + outcome.made.down, "made \(outcome.made)")
             let held = HeldLevel(holding: SinkVolume(uniform: start, count: 2)).volume
-            #expect(outcome.harness.sink(Self.sink).volume == held)
+            #expect(Self.isHeld(outcome.harness, held))
         }
+    }
+
+    @Test("The known limit: a press landing 2 raw units from the held level while two resets are skipped is held there")
+    func doubleSkipNearHeld() {
+        // Found by the property below: skip, twelve steps down, six up in merged presses, deliveries between.
+        let codes = [96, 20, 20, 20, 20, 5, 34, 0, 4, 48, 2, 63, 22, 5, 0, 51, 4, 21, 22, 4, 4, 20, 16, 96, 0, 22]
+        let h = Self.run(codes, start: 32768, settleEachPress: false).harness
+        #expect(h.sink(Self.sink).volume == SinkVolume(uniform: 32770, count: 2))
+        #expect(Self.isHeld(h, SinkVolume(uniform: 32768, count: 2)))
     }
 
     @Test("Whatever happened, once the server is quiet the sink is back at the held level, and shutdown restores the original")
@@ -207,7 +227,7 @@ struct ModelTests {
         await propertyCheck(count: 300, input: Self.histories, Self.startLevels) { codes, start in
             var h = Self.run(codes, start: start, settleEachPress: false).harness
             let held = HeldLevel(holding: SinkVolume(uniform: start, count: 2)).volume
-            #expect(h.sink(Self.sink).volume == held)
+            #expect(Self.isHeld(h, held))
             #expect(h.sink(Self.sink).muted == false)
             h.feed(.shutdown)
             Self.settle(&h)
