@@ -19,7 +19,7 @@ public struct KeyStep: Hashable, Sendable {
 
     public let configured: UInt32?
     private var samples: [UInt32] = []
-    /// The last change, when it was isolated before: a sample unless the next press follows at once.
+    /// The last change, when it was isolated before: a sample unless the next volume press follows at once.
     private var candidate: Candidate?
 
     private struct Candidate: Hashable, Sendable {
@@ -46,14 +46,15 @@ public struct KeyStep: Hashable, Sendable {
 
     /// Notes a press of `delta` raw units at `time`, `isolated` when seen from a settled sink with no press
     /// for `isolation` before. Call it before counting the press: the last press becomes a sample now,
-    /// unless this one follows it within a burst's gap.
+    /// unless this one follows it within a burst's gap. Mute presses are not volume presses: they
+    /// neither confirm nor cancel it.
     public mutating func notePress(of delta: UInt32, at time: Duration, isolated: Bool) {
         if let candidate, time - candidate.time >= GuardCore.burstGap { learn(from: candidate.delta) }
         candidate = isolated ? Candidate(delta: delta, time: time) : nil
     }
 
     /// Records a change known to stand alone as a sample of the step.
-    public mutating func learn(from delta: UInt32) {
+    mutating func learn(from delta: UInt32) {
         guard configured == nil, delta >= Self.minimumLearnable else { return }
         samples.append(delta)
         if samples.count > Self.window { samples.removeFirst() }

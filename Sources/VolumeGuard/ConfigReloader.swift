@@ -20,7 +20,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
-    /// ends the process); `load` reads the configuration as the daemon's start did.
+    /// ends the process); `load` reads the config file again and layers the start's flags over it.
     public init(
         hangups: UnixSignalsSequence, load: @escaping @Sendable () async throws -> Configuration, initial: Configuration,
         sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger

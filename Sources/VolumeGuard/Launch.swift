@@ -25,9 +25,10 @@ public struct Launch: Codable, Hashable, Sendable {
     /// The environment variable that carries it; the daemon removes it before anything inherits it.
     public static let environmentKey = "VOLUME_GUARD_LAUNCH"
 
-    /// The configuration the options give, with defaults for what they leave unset.
-    public func configuration(environment: [String: String]) -> Configuration {
-        Configuration(file.overridden(by: flags), environment: environment)
+    /// The configuration the options give, with defaults for what they leave unset; `file` stands for
+    /// what the config file sets now (a reload), the flags still win over it.
+    public func configuration(file: Options? = nil, environment: [String: String]) -> Configuration {
+        Configuration((file ?? self.file).overridden(by: flags), environment: environment)
     }
 
     public func encoded() throws -> String {

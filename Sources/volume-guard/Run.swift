@@ -96,8 +96,13 @@ struct Run: AsyncParsableCommand {
         // `ps` shows the daemon with the arguments it was started with.
         let arguments = [daemon] + CommandLine.arguments.dropFirst()
         var argv = arguments.map { strdup($0) } + [nil]
+        // This runs on a concurrency thread, which blocks most signals; exec would pass that mask on.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         execv(daemon, &argv)
-        printError("volume-guard: cannot start the daemon, \(daemon): \(String(cString: strerror(errno))) (it is built and installed beside volume-guard)")
+        let reason = String(cString: strerror(errno))
+        printError("volume-guard: cannot start the daemon, \(daemon): \(reason) (it is built and installed beside volume-guard)")
         throw ExitCode.failure
     }
 

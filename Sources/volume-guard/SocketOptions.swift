@@ -40,9 +40,11 @@ struct ConfigFileOptions: ParsableArguments {
         ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment))
     }
 
-    /// The arguments that name the same file to another command.
+    /// The arguments that name the same file to another command, wherever that runs.
     var arguments: [String] {
-        config.map { ["--config", $0] } ?? []
+        guard let config else { return [] }
+        let path = config.hasPrefix("/") ? config : FileManager.default.currentDirectoryPath + "/" + config
+        return ["--config=" + path]
     }
 }
 

@@ -8,12 +8,19 @@ import VolumeGuard
 
 /// The daemon, as `volume-guard run` starts it: that command reads the flags and the config file, then
 /// becomes this executable (`exec`, same process) with the result in `Launch`. Run on its own, it
-/// says so and exits 2.
+/// says so and exits 2; given a launch it cannot read (a `volume-guard` of another version beside it),
+/// it says that and exits 1.
 @main
 enum VolumeGuardDaemon {
     static func main() async {
-        guard let text = getenv(Launch.environmentKey).map({ String(cString: $0) }), let launch = try? Launch(decoding: text) else {
+        guard let text = getenv(Launch.environmentKey).map({ String(cString: $0) }) else {
             fail("volume-guardd: start it with `volume-guard run` (see `volume-guard run --help`)", exitCode: 2)
+        }
+        let launch: Launch
+        do {
+            launch = try Launch(decoding: text)
+        } catch {
+            fail("volume-guardd: cannot read what volume-guard run handed over (are both from the same build?): \(error)", exitCode: 1)
         }
         // Actions inherit the environment; the launch is nothing of theirs.
         unsetenv(Launch.environmentKey)
@@ -35,7 +42,7 @@ enum VolumeGuardDaemon {
         // Read again on SIGHUP: the file may have changed, the flags have not.
         let reread = FileRereader(command: launch.rereadFile)
         let load: @Sendable () async throws -> Configuration = {
-            Configuration(try await reread.read().overridden(by: launch.flags), environment: environment)
+            launch.configuration(file: try await reread.read(), environment: environment)
         }
 
         let threshold = JournalLogHandler.Threshold(configuration.logLevel)

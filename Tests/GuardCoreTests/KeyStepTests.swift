@@ -1,4 +1,4 @@
-import GuardCore
+@testable import GuardCore
 import Testing
 
 @Suite("Key step")
@@ -37,6 +37,26 @@ struct KeyStepTests {
     func learnedMedian() {
         var step = KeyStep()
         for delta: UInt32 in [Raw.step5, 2 * Raw.step5, Raw.step5, 655, Raw.step5] { step.learn(from: delta) }
+        #expect(step.current == Raw.step5)
+    }
+
+    @Test("of two middles the median takes the smaller: a merged change is only ever larger than a step")
+    func lowerMiddle() {
+        var step = KeyStep()
+        step.learn(from: Raw.step5)
+        step.learn(from: 2 * Raw.step5)
+        #expect(step.current == Raw.step5)
+    }
+
+    @Test("a press is a sample once the next one comes, unless that one follows within a burst's gap")
+    func confirmedByTheNextPress() {
+        var step = KeyStep()
+        step.notePress(of: 2 * Raw.step5, at: .seconds(1), isolated: true)
+        #expect(step.current == nil)
+        step.notePress(of: Raw.step5, at: .seconds(1) + .milliseconds(2), isolated: false)
+        #expect(step.current == nil, "a burst's start teaches nothing")
+        step.notePress(of: Raw.step5, at: .seconds(2), isolated: true)
+        step.notePress(of: Raw.step5, at: .seconds(3), isolated: true)
         #expect(step.current == Raw.step5)
     }
 
@@ -126,6 +146,18 @@ struct StepIsolationTests {
         for _ in 0..<5 {
             h.userMoves(Name.speakers, by: 2 * Int64(Raw.step5))
             h.settle()
+        }
+        #expect(h.core.keyStep.current == Raw.step5)
+        // Twice more: three merged burst starts would outvote the one true sample, whatever the median.
+        for _ in 0..<2 {
+            h.wait(.seconds(1))
+            h.pace = .seconds(1)
+            h.userMoves(Name.speakers, by: 2 * Int64(Raw.step5))
+            h.pace = .milliseconds(2)
+            for _ in 0..<4 {
+                h.userMoves(Name.speakers, by: 2 * Int64(Raw.step5))
+                h.settle()
+            }
         }
         #expect(h.core.keyStep.current == Raw.step5)
         h.wait(.seconds(1))
