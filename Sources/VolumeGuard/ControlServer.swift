@@ -48,7 +48,7 @@ public struct ControlServer: Service, CustomStringConvertible {
                             guard await serves(client.channel) else { return }
                             trimmer.clientArrived()
                             await ClientSession(client: client, sinkGuard: sinkGuard).run()
-                            trimmer.clientLeft()
+                            await trimmer.clientLeft()
                         }
                     }
                 }
