@@ -118,6 +118,8 @@ public struct GuardCore: Sendable {
     private var holdingBack = false
     private var releases: [Release] = []
     private var readInFlight: ReadTicket?
+    /// Change events of the guarded sink since the last read was issued.
+    private var changesSinceRead = 0
     /// The sink changed (or was written) since the last read was issued.
     private var dirty = false
     private var verification: Verification?
@@ -206,6 +208,7 @@ public struct GuardCore: Sendable {
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             dirty = true
+            changesSinceRead += 1
             verification?.changedSince = true
             readIfDue()
         case .sinkRemoved(let index):
@@ -500,7 +503,9 @@ public struct GuardCore: Sendable {
         }
 
         let isolated = current.seen == current.target && !inRun
-        let burst = inBurst
+        // A burst's first reading shows no press before it, but the server reporting several more
+        // changes while the guard read does: a program is stepping. A key press is one change.
+        let burst = inBurst || changesSinceRead >= Self.burstChanges
         let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
@@ -539,6 +544,10 @@ public struct GuardCore: Sendable {
     /// within a burst the guard only reads, counting each reading from the one before, and puts the
     /// level back once the changes pause for this long.
     public static let burstGap: Duration = .milliseconds(10)
+
+    /// How many change events arriving while one read is in flight mark a burst from its first reading
+    /// on: a reset written then would land among the program's steps and wipe out those before it.
+    static let burstChanges = 3
 
     /// While holding back: ends it once the burst has paused, or asks to be woken when it may have.
     private mutating func checkBurst() {
@@ -646,6 +655,7 @@ public struct GuardCore: Sendable {
     }
 
     private mutating func read(_ query: SinkQuery) {
+        changesSinceRead = 0
         outbox.append(.readSink(query, issueTicket()))
     }
 

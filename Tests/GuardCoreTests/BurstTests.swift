@@ -22,6 +22,28 @@ struct BurstTests {
         }
     }
 
+    @Test("a burst already under way at its first reading is held back from that reading on")
+    func burstUnderWayAtFirstReading() {
+        var h = Self.guarding()
+        h.pace = .microseconds(50)
+        h.userMoves(Name.speakers, by: Int64(Self.step))
+        let delivered = h.step()
+        #expect(delivered, "the change event: the guard reads")
+        guard case .sinkRead(let ticket, _)? = h.inbox.popLast() else {
+            Issue.record("no read in flight")
+            return
+        }
+        // Three more steps, and their events, land while that read is in flight; it sees all four.
+        for _ in 0..<3 { h.userMoves(Name.speakers, by: Int64(Self.step)) }
+        h.inbox.append(.sinkRead(ticket, h.sink(Name.speakers).reading))
+        h.settle()
+        #expect(h.presses.map(\.count).reduce(0, +) == 4)
+        #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
+        h.wait(GuardCore.burstGap * 2)
+        #expect(h.sink(Name.speakers).volume.max == Self.held)
+        #expect(h.presses.map(\.count).reduce(0, +) == 4)
+    }
+
     @Test("a client stepping from the level it read before the reset landed is counted once per step")
     func stepFromStaleReading() {
         var h = Self.guarding()
