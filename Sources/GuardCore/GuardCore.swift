@@ -505,12 +505,15 @@ public struct GuardCore: Sendable {
         let isolated = current.seen == current.target && !inRun
         // A burst's first reading shows no press before it, but the server reporting several more
         // changes while the guard read does: a program is stepping. A key press is one change.
-        let burst = inBurst || changesSinceRead >= Self.burstChanges
+        var burst = inBurst || changesSinceRead >= Self.burstChanges
         let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
             keyStep.notePress(of: size, at: now, isolated: isolated)
             let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
+            // Several steps in one reading, and still changing while it was taken: no hand presses
+            // keys that fast (a read takes well under a millisecond).
+            if count > 1, changesSinceRead > 0 { burst = true }
             publish(delta > 0 ? .up : .down, count: count, on: current.name)
             current.lastPressed = level.volume
         } else if level.muted != current.seen.muted {

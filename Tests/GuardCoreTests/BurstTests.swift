@@ -44,6 +44,27 @@ struct BurstTests {
         #expect(h.presses.map(\.count).reduce(0, +) == 4)
     }
 
+    @Test("a first reading of several steps, taken while the sink still changed, is a burst's")
+    func mergedFirstReadingWhileChanging() {
+        var h = Self.guarding()
+        h.pace = .microseconds(50)
+        h.userMoves(Name.speakers, by: Int64(Self.step))
+        let delivered = h.step()
+        #expect(delivered, "the change event: the guard reads")
+        guard case .sinkRead(let ticket, _)? = h.inbox.popLast() else {
+            Issue.record("no read in flight")
+            return
+        }
+        // One more step and its event land while the read is in flight; it sees both.
+        h.userMoves(Name.speakers, by: Int64(Self.step))
+        h.inbox.append(.sinkRead(ticket, h.sink(Name.speakers).reading))
+        h.settle()
+        #expect(h.presses.map(\.count) == [2])
+        #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
+        h.wait(GuardCore.burstGap * 2)
+        #expect(h.sink(Name.speakers).volume.max == Self.held)
+    }
+
     @Test("a client stepping from the level it read before the reset landed is counted once per step")
     func stepFromStaleReading() {
         var h = Self.guarding()
