@@ -83,6 +83,12 @@ enum VolumeGuardDaemon {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
+        // Once started, keep only the code that runs resident (see `ExecutableImage.shed`).
+        Task {
+            try await Task.sleep(for: .seconds(1))
+            let dropped = ExecutableImage.shed()
+            logger.debug("executable pages shed", metadata: ["mappings": "\(dropped)"])
+        }
         try await group.run()
     }
 }
