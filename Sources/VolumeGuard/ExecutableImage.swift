@@ -8,7 +8,8 @@ public enum ExecutableImage {
     /// about 1 MB. So: read at random from here on (`MADV_RANDOM`: a fault maps its page, no readahead
     /// around it), drop the clean mappings (`MADV_DONTNEED` on those without a private page, so nothing
     /// written, such as relocated data, is ever lost), and drop the file's cached pages no process maps.
-    /// What runs again faults back in, a page at a time. Returns the mappings dropped.
+    /// What runs again faults back in, a page at a time. It blocks while a freshly written executable is
+    /// written back: call it where blocking is allowed. Returns the mappings dropped.
     @discardableResult
     public static func shed() -> Int {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -45,6 +46,8 @@ public enum ExecutableImage {
         }
         let file = open(path, O_RDONLY | O_CLOEXEC)
         if file >= 0 {
+            // A freshly built executable may still be dirty in the page cache, and dirty pages stay.
+            fdatasync(file)
             posix_fadvise(file, 0, 0, POSIX_FADV_DONTNEED)
             close(file)
         }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -86,7 +87,7 @@ enum VolumeGuardDaemon {
         // Once started, keep only the code that runs resident (see `ExecutableImage.shed`).
         Task {
             try await Task.sleep(for: .seconds(1))
-            let dropped = ExecutableImage.shed()
+            let dropped = try await NIOThreadPool.singleton.runIfActive { ExecutableImage.shed() }
             logger.debug("executable pages shed", metadata: ["mappings": "\(dropped)"])
         }
         try await group.run()
