@@ -106,7 +106,6 @@ let package = Package(
             name: "volume-guardd",
             dependencies: [
                 "VolumeGuard",
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

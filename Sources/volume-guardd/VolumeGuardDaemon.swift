@@ -1,7 +1,7 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
-import NIOPosix
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -85,9 +85,9 @@ enum VolumeGuardDaemon {
             logger: logger
         ))
         // Once started, keep only the code that runs resident (see `ExecutableImage.shed`).
-        Task {
-            try await Task.sleep(for: .seconds(1))
-            let dropped = try await NIOThreadPool.singleton.runIfActive { ExecutableImage.shed() }
+        // On a dispatch worker, which may block (and ends when idle), not on the guard's threads.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) {
+            let dropped = ExecutableImage.shed()
             logger.debug("executable pages shed", metadata: ["mappings": "\(dropped)"])
         }
         try await group.run()
