@@ -380,11 +380,7 @@ public struct GuardCore: Sendable {
         contest = Contest()
         outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
         remembered[guarded.name] = nil
-        self.guarded = nil
-        pendingWrites = []
-        holdingBack = false
-        verification = nil
-        dirty = false
+        dropGuarded()
     }
 
     /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
@@ -392,13 +388,9 @@ public struct GuardCore: Sendable {
     private mutating func lose(_ lost: Guarded) {
         outbox.append(.report(.sinkLost(sink: lost.name)))
         remembered[lost.name] = lost.original
-        guarded = nil
+        dropGuarded()
         wanted = nil
-        pendingWrites = []
-        holdingBack = false
         readInFlight = nil
-        verification = nil
-        dirty = false
         setState(.noSink)
         seek()
     }
@@ -674,20 +666,25 @@ public struct GuardCore: Sendable {
         return ticket
     }
 
+    /// No sink is held any more: nothing of its writes, reads or bursts is awaited.
+    private mutating func dropGuarded() {
+        guarded = nil
+        pendingWrites = []
+        holdingBack = false
+        verification = nil
+        dirty = false
+    }
+
     private mutating func issueTag() -> ResetTag {
         nextTag += 1
         return ResetTag(seq: nextTag)
     }
 
     private mutating func forgetConnection() {
-        guarded = nil
+        dropGuarded()
         wanted = nil
-        pendingWrites = []
-        holdingBack = false
         releases = []
         readInFlight = nil
-        verification = nil
-        dirty = false
     }
 
     private mutating func setState(_ new: GuardState) {

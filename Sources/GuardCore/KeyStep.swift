@@ -7,8 +7,9 @@
 /// they teach nothing, and the first reading of a program's burst follows quiet too, yet may already
 /// merge several steps: only the next press tells, so a change becomes a sample when it comes (a key's
 /// first repeat is never that quick). A median shrugs off the odd fine-step (Shift) press; of two
-/// middles it takes the smaller, as a merged change can only be larger than one step. Changes under `minimumLearnable` are ignored too: at the held extremes a
-/// capped key moves the volume by one raw unit, which says nothing about its step.
+/// middles it takes the smaller, as a merged change can only be larger than one step. Changes under
+/// `minimumLearnable` are ignored too: at the held extremes a capped key moves the volume by one raw
+/// unit, which says nothing about its step.
 public struct KeyStep: Hashable, Sendable {
     /// The smallest change taken as a sample of the step: 0.4 %, under a Bluetooth AVRCP step (0.8 %).
     public static let minimumLearnable: UInt32 = 262

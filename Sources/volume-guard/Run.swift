@@ -86,12 +86,13 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let executable = Self.executable
         let launch = Launch(
             flags: flags, file: try socket.configFile.options(),
-            rereadFile: [Self.executable, "config", "--json"] + socket.configFile.arguments
+            rereadFile: [executable, "config", "--json"] + socket.configFile.arguments
         )
         // The daemon's own executable, installed beside this one.
-        let daemon = (Self.executable as NSString).deletingLastPathComponent + "/volume-guardd"
+        let daemon = (executable as NSString).deletingLastPathComponent + "/volume-guardd"
         setenv(Launch.environmentKey, try launch.encoded(), 1)
         // `ps` shows the daemon with the arguments it was started with.
         let arguments = [daemon] + CommandLine.arguments.dropFirst()

@@ -22,21 +22,26 @@ struct BurstTests {
         }
     }
 
-    @Test("a burst already under way at its first reading is held back from that reading on")
-    func burstUnderWayAtFirstReading() {
-        var h = Self.guarding()
+    /// A program's first step, then `more` steps, and their events, landing while the guard's read of
+    /// the first is in flight: the reading sees them all. Delivers everything that follows.
+    static func stepsDuringFirstRead(_ h: inout Harness, more: Int) {
         h.pace = .microseconds(50)
-        h.userMoves(Name.speakers, by: Int64(Self.step))
+        h.userMoves(Name.speakers, by: Int64(step))
         let delivered = h.step()
         #expect(delivered, "the change event: the guard reads")
         guard case .sinkRead(let ticket, _)? = h.inbox.popLast() else {
             Issue.record("no read in flight")
             return
         }
-        // Three more steps, and their events, land while that read is in flight; it sees all four.
-        for _ in 0..<3 { h.userMoves(Name.speakers, by: Int64(Self.step)) }
+        for _ in 0..<more { h.userMoves(Name.speakers, by: Int64(step)) }
         h.inbox.append(.sinkRead(ticket, h.sink(Name.speakers).reading))
         h.settle()
+    }
+
+    @Test("a burst already under way at its first reading is held back from that reading on")
+    func burstUnderWayAtFirstReading() {
+        var h = Self.guarding()
+        Self.stepsDuringFirstRead(&h, more: 3)
         #expect(h.presses.map(\.count).reduce(0, +) == 4)
         #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
         h.wait(GuardCore.burstGap * 2)
@@ -47,18 +52,7 @@ struct BurstTests {
     @Test("a first reading of several steps, taken while the sink still changed, is a burst's")
     func mergedFirstReadingWhileChanging() {
         var h = Self.guarding()
-        h.pace = .microseconds(50)
-        h.userMoves(Name.speakers, by: Int64(Self.step))
-        let delivered = h.step()
-        #expect(delivered, "the change event: the guard reads")
-        guard case .sinkRead(let ticket, _)? = h.inbox.popLast() else {
-            Issue.record("no read in flight")
-            return
-        }
-        // One more step and its event land while the read is in flight; it sees both.
-        h.userMoves(Name.speakers, by: Int64(Self.step))
-        h.inbox.append(.sinkRead(ticket, h.sink(Name.speakers).reading))
-        h.settle()
+        Self.stepsDuringFirstRead(&h, more: 1)
         #expect(h.presses.map(\.count) == [2])
         #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
         h.wait(GuardCore.burstGap * 2)

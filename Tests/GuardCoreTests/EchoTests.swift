@@ -54,7 +54,7 @@ struct EchoTests {
 
     @Test("raising a silent sink to the floor at start is no press")
     func floorAtStart() {
-        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [0, 20000])])
+        let h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [0, 20000])])
         #expect(h.sink(Name.speakers).volume == .channels(1, 20000))
         #expect(h.presses.isEmpty)
     }
