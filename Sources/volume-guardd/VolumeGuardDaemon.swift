@@ -84,11 +84,11 @@ enum VolumeGuardDaemon {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
-        // Once started, keep only the code that runs resident (see `ExecutableImage.shed`).
+        // Once started, keep only the code that runs resident (see `MappedCode.shed`).
         // On a dispatch worker, which may block (and ends when idle), not on the guard's threads.
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) {
-            let dropped = ExecutableImage.shed()
-            logger.debug("executable pages shed", metadata: ["mappings": "\(dropped)"])
+            let dropped = MappedCode.shed()
+            logger.debug("start-up pages shed", metadata: ["mappings": "\(dropped)"])
         }
         try await group.run()
     }
