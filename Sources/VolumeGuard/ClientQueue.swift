@@ -1,44 +1,84 @@
+import GuardProtocol
 import NIOCore
 import Synchronization
 
-/// One client connection's outbound lines, in a bounded queue drained by that connection's writer.
+/// One client connection's outbound lines: written straight to its channel, with a bound on how many may
+/// wait there unwritten.
 ///
-/// A client that stops reading fills only its own queue; once it is full the client is cut loose. The
-/// guard and every other client go on untouched, and the daemon's memory stays bounded.
+/// A line goes to the channel as it is sent, from whichever task sends it, so a press reaches the socket
+/// with one hop (to the channel's event loop) rather than two (to a writer task, then the loop). A client
+/// that stops reading leaves its lines waiting in the channel; once `capacity` wait, it is cut loose (told
+/// so, and closed). The guard and every other client go on untouched, and the daemon's memory stays
+/// bounded.
 final class ClientQueue: Sendable {
     /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
     /// that a client still reading takes in time. With the socket's own buffers, a client that stopped
-    /// reading is cut loose some 1,700 presses later (measured with the default history of 1,024).
+    /// reading is cut loose some 1,700 presses later (with the default history of 1,024).
     static let headroom = 256
 
-    let lines: AsyncStream<ByteBuffer>
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
-    private let overflow = Atomic<Bool>(false)
-    private let cutLoose: @Sendable () -> Void
-
-    /// `cutLoose` runs once if the queue overflows: the writer is then stuck behind the client's full
-    /// socket, so it cannot notice by itself.
-    init(capacity: Int, cutLoose: @escaping @Sendable () -> Void) {
-        (lines, continuation) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(capacity))
-        self.cutLoose = cutLoose
+    private struct State {
+        var open = true
+        /// Lines sent and not yet written to the socket.
+        var waiting = 0
     }
 
-    /// Queues a line; false when the client is gone or was just cut loose for not reading.
+    private let channel: Channel
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    init(channel: Channel, capacity: Int) {
+        self.channel = channel
+        self.capacity = capacity
+        channel.closeFuture.whenComplete { [self] _ in state.withLock { $0.open = false } }
+    }
+
+    /// Sends a line; false when the client is gone or was just cut loose for not reading.
     @discardableResult
     func send(_ line: ByteBuffer) -> Bool {
-        switch continuation.yield(line) {
-        case .enqueued: return true
-        case .dropped:
-            if !overflow.exchange(true, ordering: .relaxed) {
-                continuation.finish()
-                cutLoose()
+        let admitted = state.withLock { state -> Bool? in
+            guard state.open else { return nil }
+            guard state.waiting < capacity else {
+                state.open = false
+                return false
             }
+            state.waiting += 1
+            return true
+        }
+        switch admitted {
+        case true?:
+            channel.writeAndFlush(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
+            return true
+        case false?:
+            channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
+            channel.close(promise: nil)
             return false
-        case .terminated: return false
-        @unknown default: return false
+        case nil:
+            return false
         }
     }
 
-    /// Ends the queue; the writer sends what is queued, then stops.
-    func finish() { continuation.finish() }
+    /// Closes the connection once every line sent so far is written. (An empty write completes behind
+    /// every line before it: SwiftNIO completes a channel's writes in order.)
+    func finish() {
+        channel.writeAndFlush(ByteBuffer()).whenComplete { [channel] _ in channel.close(promise: nil) }
+    }
+
+    /// Returns once every line sent so far is written or the client has gone; closes the connection if
+    /// the task is cancelled first (the daemon shutting down).
+    func drain() async {
+        await wait(for: channel.writeAndFlush(ByteBuffer()))
+    }
+
+    /// Returns once the client has gone; closes the connection if the task is cancelled first.
+    func untilClosed() async {
+        await wait(for: channel.closeFuture)
+    }
+
+    private func wait(for future: EventLoopFuture<Void>) async {
+        await withTaskCancellationHandler {
+            _ = try? await future.get()
+        } onCancel: { [channel] in
+            channel.close(promise: nil)
+        }
+    }
 }

@@ -2,8 +2,8 @@ import GuardProtocol
 import NIOCore
 
 /// One client on the control socket: reads request lines, answers each, and (once subscribed) forwards
-/// presses. Replies and presses share the client's bounded queue, so they arrive in order and a client
-/// that stops reading is cut loose without holding anyone up.
+/// presses. Replies and presses share the client's bounded queue, so a client that stops reading is cut
+/// loose without holding anyone up.
 struct ClientSession {
     let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let sinkGuard: SinkGuard
@@ -15,23 +15,15 @@ struct ClientSession {
     }
 
     func run() async {
-        let channel = client.channel
-        let queue = ClientQueue(capacity: sinkGuard.clientQueueCapacity) {
-            channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
-            channel.close(promise: nil)
-        }
-        channel.closeFuture.whenComplete { _ in queue.finish() }
-        try? await client.executeThenClose { inbound, outbound in
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask {
-                    for await line in queue.lines {
-                        try await outbound.write(line)
-                    }
-                }
-                let subscribed = await serve(inbound, replyingTo: queue)
+        let queue = ClientQueue(channel: client.channel, capacity: sinkGuard.clientQueueCapacity)
+        try? await client.executeThenClose { inbound, _ in
+            if await serve(inbound, replyingTo: queue) {
                 // A subscriber that only half-closed (`echo '{"cmd":"subscribe"}' | nc -U`) keeps
-                // receiving presses until it goes away; anyone else is done once its replies are out.
-                if !subscribed { queue.finish() }
+                // receiving presses until it goes away.
+                await queue.untilClosed()
+            } else {
+                // Anyone else is done once its replies are out.
+                await queue.drain()
             }
         }
         await sinkGuard.unsubscribe(queue)

@@ -85,9 +85,6 @@ public struct ControlServer: Service, CustomStringConvertible {
             // Room for a thousand clients connecting at once: a full backlog fails a client's connect.
             .serverChannelOption(.backlog, value: 4096)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            // A client's bounded queue is where its lines wait; SwiftNIO need buffer only a few more
-            // once the socket is full, or a client that stopped reading would hold hundreds more lines.
-            .childChannelOption(.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: 8 * 1024, high: 16 * 1024))
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestLineDecoder()))
