@@ -12,8 +12,8 @@ import Synchronization
 /// bounded.
 final class ClientQueue: Sendable {
     /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
-    /// that a client still reading takes in time. With the socket's own buffers, a client that stopped
-    /// reading is cut loose some 1,700 presses later (with the default history of 1,024).
+    /// that a client still reading takes in time. With the socket's own buffer in front of them, a client
+    /// that stopped reading is cut loose within 3,000 presses (with the default history of 1,024).
     static let headroom = 256
 
     private struct State {
@@ -35,26 +35,34 @@ final class ClientQueue: Sendable {
     /// Sends a line; false when the client is gone or was just cut loose for not reading.
     @discardableResult
     func send(_ line: ByteBuffer) -> Bool {
-        let admitted = state.withLock { state -> Bool? in
-            guard state.open else { return nil }
+        let admission = state.withLock { state -> Admission in
+            guard state.open else { return .gone }
             guard state.waiting < capacity else {
                 state.open = false
-                return false
+                return .overflow
             }
             state.waiting += 1
-            return true
+            return .admitted
         }
-        switch admitted {
-        case true?:
+        switch admission {
+        case .admitted:
             channel.writeAndFlush(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
             return true
-        case false?:
+        case .overflow:
             channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
             channel.close(promise: nil)
             return false
-        case nil:
+        case .gone:
             return false
         }
+    }
+
+    private enum Admission {
+        case admitted
+        /// Too many lines wait: the client is cut loose.
+        case overflow
+        /// The connection is closed, or was cut loose before.
+        case gone
     }
 
     /// Closes the connection once every line sent so far is written. (An empty write completes behind
