@@ -196,7 +196,8 @@ public actor SinkGuard: Service, CustomStringConvertible {
         }
         let deadline = ContinuousClock.now + Self.resumeWait
         while !paused, await core.state == .connecting, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+            // A cancelled wait (the daemon shutting down) ends at once rather than spinning to the deadline.
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
         }
     }
 
