@@ -126,6 +126,27 @@ struct ProtocolTests {
         socket.shutdownSending()
         #expect(socket.readToEnd() == [#"{"id":3,"type":"pong"}"#])
     }
+
+    @Test("A client that sends many requests and stops sending gets every reply, in order, though it reads only later")
+    func repliesOutliveTheRequests() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server)
+        let socket = try RawSocket(connectingTo: daemon.socketPath)
+        // Far more replies than the socket holds, fewer than would cut the client loose: the rest wait in
+        // the daemon, and must still be written after the requests ended.
+        let count = 1000
+        socket.send((1...count).flatMap { Array(#"{"cmd":"status","id":\#($0)}"#.utf8) + [0x0A] })
+        socket.shutdownSending()
+        try await Task.sleep(for: .milliseconds(500))
+        let replies = try #require(socket.readToEnd(), "the connection did not end")
+        let ids = replies.map { line -> RequestID? in
+            if case .status(let status)? = ServerMessage(line: Array(line.utf8)) { status.id } else { nil }
+        }
+        let expected = (1...count).map { RequestID.number(Int64($0)) }
+        #expect(replies.joined().utf8.count > 256 * 1024, "too few bytes to fill the socket")
+        #expect(ids.count == count)
+        #expect(zip(ids, expected).allSatisfy { $0 == $1 }, "a reply out of order, or not a status")
+    }
 }
 
 /// The next line that answers a request (press and state lines are not answers).
