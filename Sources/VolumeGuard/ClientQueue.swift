@@ -65,16 +65,21 @@ final class ClientQueue: Sendable {
         case gone
     }
 
-    /// Closes the connection once every line sent so far is written. (An empty write completes behind
-    /// every line before it: SwiftNIO completes a channel's writes in order.)
+    /// Closes the connection once every line sent so far is written.
     func finish() {
-        channel.writeAndFlush(ByteBuffer()).whenComplete { [channel] _ in channel.close(promise: nil) }
+        linesSentSoFar().whenComplete { [channel] _ in channel.close(promise: nil) }
     }
 
     /// Returns once every line sent so far is written or the client has gone; closes the connection if
     /// the task is cancelled first (the daemon shutting down).
     func drain() async {
-        await wait(for: channel.writeAndFlush(ByteBuffer()))
+        await wait(for: linesSentSoFar())
+    }
+
+    /// Completes once every line sent so far is written, or failed with the connection: an empty write
+    /// behind them, as SwiftNIO completes a channel's writes in order.
+    private func linesSentSoFar() -> EventLoopFuture<Void> {
+        channel.writeAndFlush(ByteBuffer())
     }
 
     /// Returns once the client has gone; closes the connection if the task is cancelled first.
