@@ -29,7 +29,7 @@ public struct FileRereader: Sendable {
                 )
             }
             group.addTask {
-                try await Task.sleep(for: Self.timeout)
+                try await Task.sleep(for: Self.timeout, clock: .eventLoop)
                 throw Refusal(description: "\(program) did not answer within \(Self.timeout)")
             }
             defer { group.cancelAll() }

@@ -48,7 +48,7 @@ final class HeapTrimmer: Sendable {
         guard waits else { return }
         while let due = state.withLock({ $0.due }) {
             do {
-                try await Task.sleep(until: due)
+                try await Task.sleep(until: due, clock: .eventLoop)
             } catch {
                 state.withLock { $0.waiting = false }
                 return

@@ -97,7 +97,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
             notifier.notify("STOPPING=1")
             post.yield(.core(.shutdown))
             Task {
-                try? await Task.sleep(for: Self.releaseTimeout)
+                try? await Task.sleep(for: Self.releaseTimeout, clock: .eventLoop)
                 post.yield(.releaseTimedOut)
             }
         }
@@ -197,7 +197,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
         let deadline = ContinuousClock.now + Self.resumeWait
         while !paused, await core.state == .connecting, ContinuousClock.now < deadline {
             // A cancelled wait (the daemon shutting down) ends at once rather than spinning to the deadline.
-            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
+            do { try await Task.sleep(for: .milliseconds(5), clock: .eventLoop) } catch { return }
         }
     }
 
@@ -281,7 +281,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
         backoff = min(backoff * 2, Self.maximumBackoff)
         let post = post
         Task {
-            try? await Task.sleep(for: delay)
+            try? await Task.sleep(for: delay, clock: .eventLoop)
             post.yield(.reconnect)
         }
     }
@@ -319,7 +319,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
             if let pending = wakeUpDue, pending <= due { break }
             wakeUpDue = due
             Task {
-                try? await Task.sleep(until: due)
+                try? await Task.sleep(until: due, clock: .eventLoop)
                 post.yield(.core(.wakeUp))
             }
         case .readSinks(let ticket):

@@ -1,0 +1,36 @@
+import Testing
+import VolumeGuard
+
+@Suite("Sleeping on the event loops' clock")
+struct EventLoopClockTests {
+    @Test("A sleep ends at its deadline, not before")
+    func sleepsUntilTheDeadline() async throws {
+        let clock = EventLoopClock()
+        let start = clock.now
+        try await Task.sleep(for: .milliseconds(20), clock: .eventLoop)
+        #expect(clock.now - start >= .milliseconds(20))
+    }
+
+    @Test("A deadline already passed returns at once")
+    func pastDeadline() async throws {
+        let clock = EventLoopClock()
+        try await Task.sleep(until: clock.now - .seconds(1), clock: .eventLoop)
+    }
+
+    @Test("Cancelling a sleeping task ends its sleep with CancellationError", .timeLimit(.minutes(1)))
+    func cancelledSleep() async {
+        // An hour: were cancellation not to end it, the test would never finish.
+        let sleeper = Task { try await Task.sleep(for: .seconds(3600), clock: .eventLoop) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+
+    @Test("A task cancelled before it sleeps does not sleep")
+    func cancelledBefore() async {
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await Task.sleep(for: .seconds(3600), clock: .eventLoop)
+        }
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}
