@@ -70,6 +70,8 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // glibc's malloc_trim, which does not import into Swift either.
         .target(name: "CMalloc"),
+        // The Swift runtime's hook for its global executor, which only C can name in a static executable.
+        .target(name: "CConcurrencyHooks"),
         // The daemon: the actor that owns core, bridge and subscribers, the control socket, settings,
         // actions, logging and what a service needs. No full Foundation, no TOML: see volume-guardd.
         .target(
@@ -105,8 +107,11 @@ let package = Package(
         .executableTarget(
             name: "volume-guardd",
             dependencies: [
+                "CConcurrencyHooks",
                 "VolumeGuard",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),

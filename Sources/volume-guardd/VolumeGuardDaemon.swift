@@ -1,7 +1,8 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -13,7 +14,10 @@ import VolumeGuard
 /// it says that and exits 1.
 @main
 enum VolumeGuardDaemon {
+    @MainActor
     static func main() async {
+        // Before anything else: the first task enqueued would start libdispatch's pool for good.
+        let onEventLoops = EventLoopExecutor.install()
         guard let text = getenv(Launch.environmentKey).map({ String(cString: $0) }) else {
             fail("volume-guardd: start it with `volume-guard run` (see `volume-guard run --help`)", exitCode: 2)
         }
@@ -26,7 +30,7 @@ enum VolumeGuardDaemon {
         // Actions inherit the environment; the launch is nothing of theirs.
         unsetenv(Launch.environmentKey)
         do {
-            try await run(launch)
+            try await run(launch, onEventLoops: onEventLoops)
         } catch {
             fail("volume-guard: \(error)", exitCode: 1)
         }
@@ -37,7 +41,7 @@ enum VolumeGuardDaemon {
         exit(exitCode)
     }
 
-    private static func run(_ launch: Launch) async throws {
+    private static func run(_ launch: Launch, onEventLoops: Bool) async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = launch.configuration(environment: environment)
         // Read again on SIGHUP: the file may have changed, the flags have not.
@@ -50,6 +54,9 @@ enum VolumeGuardDaemon {
         let style = JournalLogHandler.style(environment: environment)
         LoggingSystem.bootstrap { _ in JournalLogHandler(style: style, threshold: threshold) }
         let logger = Logger(label: "volume-guard")
+        if !onEventLoops {
+            logger.notice("tasks run on libdispatch's pool, which wakes the daemon every second: its hook was taken")
+        }
         logger.debug("open files limit", metadata: ["limit": "\(OpenFileLimit.raiseToHard().map(String.init) ?? "unknown")"])
         // Trapped before anything else: SIGHUP's default action would end the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
@@ -84,9 +91,10 @@ enum VolumeGuardDaemon {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))
-        // Once started, keep only the code that runs resident (see `MappedCode.shed`).
-        // On a dispatch worker, which may block (and ends when idle), not on the guard's threads.
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 1) {
+        // Once started, keep only the code that runs resident (see `MappedCode.shed`). On the main actor,
+        // which nothing else uses once `main` waits: libdispatch gives it a thread that may block.
+        Task { @MainActor in
+            try await Task.sleep(for: .seconds(1), clock: .eventLoop)
             let dropped = MappedCode.shed()
             logger.debug("start-up pages shed", metadata: ["mappings": "\(dropped)"])
         }
