@@ -2,14 +2,16 @@ import GuardProtocol
 import NIOCore
 import Synchronization
 
-/// One client connection's outbound lines: written straight to its channel, with a bound on how many may
-/// wait there unwritten.
+/// One client connection's outbound lines: handed straight to its channel's event loop, with a bound on
+/// how many may wait there unwritten.
 ///
-/// A line goes to the channel as it is sent, from whichever task sends it, so a press reaches the socket
-/// with one hop (to the channel's event loop) rather than two (to a writer task, then the loop). A client
-/// that stops reading leaves its lines waiting in the channel; once `capacity` wait, it is cut loose (told
-/// so, and closed). The guard and every other client go on untouched, and the daemon's memory stays
-/// bounded.
+/// A line goes to the channel's event loop as it is sent, from whichever task sends it, so a press reaches
+/// the socket with one hop rather than two (to a writer task, then the loop). It is always handed over as
+/// a task of the loop, never written on the spot, even when the sender runs on that loop: the guard
+/// publishes a press and then issues its reset in one turn, and the reset must not wait for a thousand
+/// socket writes. A client that stops reading leaves its lines waiting in the channel; once `capacity`
+/// wait, it is cut loose (told so, and closed). The guard and every other client go on untouched, and the
+/// daemon's memory stays bounded.
 final class ClientQueue: Sendable {
     /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
     /// that a client still reading takes in time. With the socket's own buffer in front of them, a client
@@ -46,11 +48,15 @@ final class ClientQueue: Sendable {
         }
         switch admission {
         case .admitted:
-            channel.writeAndFlush(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
+            channel.eventLoop.execute { [self] in
+                channel.writeAndFlush(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
+            }
             return true
         case .overflow:
-            channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
-            channel.close(promise: nil)
+            channel.eventLoop.execute { [channel] in
+                channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
+                channel.close(promise: nil)
+            }
             return false
         case .gone:
             return false
@@ -77,9 +83,9 @@ final class ClientQueue: Sendable {
     }
 
     /// Completes once every line sent so far is written, or failed with the connection: an empty write
-    /// behind them, as SwiftNIO completes a channel's writes in order.
+    /// behind them, handed over the same way, as SwiftNIO completes a channel's writes in order.
     private func linesSentSoFar() -> EventLoopFuture<Void> {
-        channel.writeAndFlush(ByteBuffer())
+        channel.eventLoop.flatSubmit { [channel] in channel.writeAndFlush(ByteBuffer()) }
     }
 
     /// Returns once the client has gone; closes the connection if the task is cancelled first.
