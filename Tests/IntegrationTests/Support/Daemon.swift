@@ -40,7 +40,7 @@ final class Daemon: @unchecked Sendable {
         let directory = (socketPath as NSString).deletingLastPathComponent
         logPath = directory + "/volume-guard.log"
         client = GuardClient(socketPath: socketPath)
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let command = launcher + [Self.binary, "run", "--socket", socketPath, "--log-level", "debug"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
