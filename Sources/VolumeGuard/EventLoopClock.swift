@@ -7,7 +7,11 @@ import NIOPosix
 /// libdispatch timer whose job runs on libdispatch's worker pool, and once that pool has run anything
 /// its monitor wakes the process every second for good (docs/PERFORMANCE.md, "Idle"). The event loops
 /// already run the control socket and, in the daemon, every task; a loop with no timer due sleeps in
-/// `epoll_wait` with no timeout. A cancelled sleep takes its timer off the loop, so it never fires.
+/// `epoll_wait` with no timeout. A cancelled sleep ends at once and its timer's work never runs (the loop
+/// may still wake once at the old deadline: SwiftNIO leaves its timer armed).
+///
+/// The loops' timers run on the monotonic clock, which stops while the system is suspended: a sleep
+/// that spans a suspend ends late by that time, never early.
 public struct EventLoopClock: Clock {
     public typealias Instant = ContinuousClock.Instant
 
@@ -22,7 +26,7 @@ public struct EventLoopClock: Clock {
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let loop = MultiThreadedEventLoopGroup.singleton.any()
-        let timer = loop.scheduleTask(in: TimeAmount(Instant.now.duration(to: deadline))) {}
+        let timer = loop.scheduleTask(in: TimeAmount(max(.zero, Instant.now.duration(to: deadline)))) {}
         try await withTaskCancellationHandler {
             do {
                 try await timer.futureResult.get()

@@ -8,8 +8,7 @@ import NIOPosix
 /// monitor wakes the process every second for as long as the process lives, and each worker it started
 /// wakes once more to retire, 5 s after its last job: a daemon that waits for key presses would never
 /// be idle. An event loop with nothing to do sleeps in `epoll_wait` with no timeout (the daemon's waits
-/// are timers of the same loops: `EventLoopClock`), and the control socket's channels live on these
-/// loops, so a line a task writes to a subscriber takes no thread hop. This is what SwiftNIO's
+/// are timers of the same loops: `EventLoopClock`). This is what SwiftNIO's
 /// `NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()` does, but
 /// that finds the runtime's hook with `dlsym`, which sees nothing in an executable linked with the
 /// static Swift runtime.

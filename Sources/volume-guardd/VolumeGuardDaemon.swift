@@ -1,8 +1,6 @@
 import FoundationEssentials
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
