@@ -2,7 +2,8 @@ import CConcurrencyHooks
 import NIOCore
 import NIOPosix
 
-/// Swift concurrency's global executor, moved onto SwiftNIO's singleton event loops.
+/// Swift concurrency's global executor, moved onto SwiftNIO's singleton event loop group (one loop in
+/// the daemon: `VolumeGuardDaemon.main`).
 ///
 /// On Linux the default global executor is libdispatch's worker pool. Once a task has run on it, its
 /// monitor wakes the process every second for as long as the process lives, and each worker it started

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import NIOCore
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -14,7 +15,10 @@ import VolumeGuard
 enum VolumeGuardDaemon {
     @MainActor
     static func main() async {
-        // Before anything else: the first task enqueued would start libdispatch's pool for good.
+        // Before anything else: the first task enqueued would start libdispatch's pool for good. One
+        // loop does all the daemon's work: on one thread the guard and its clients' channels never wake
+        // each other, and a many-core desktop does not get a thread per core for it.
+        NIOSingletons.groupLoopCountSuggestion = 1
         let onEventLoops = EventLoopExecutor.install()
         guard let text = getenv(Launch.environmentKey).map({ String(cString: $0) }) else {
             fail("volume-guardd: start it with `volume-guard run` (see `volume-guard run --help`)", exitCode: 2)
