@@ -85,6 +85,7 @@ struct ProtocolTests {
         let server = try AudioServer(.pulseaudio)
         let daemon = try await Daemon(on: server)
         let bystander = try await Subscriber(to: daemon)
+        #expect(await daemon.startupShed())
         let baseline = try daemon.residentKiB
 
         let overlong: [[UInt8]] = [

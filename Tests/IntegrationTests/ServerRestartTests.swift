@@ -8,6 +8,7 @@ struct ServerRestartTests {
         let server = try AudioServer(kind)
         try server.setVolume(of: "guard_a", raw: [26214, 26214])
         let daemon = try await Daemon(on: server)
+        #expect(await daemon.startupShed())
         let subscriber = try await Subscriber(to: daemon)
         try server.pactl("set-sink-volume", "guard_a", "+5%")
         _ = try await subscriber.waitForPresses(1)

@@ -86,6 +86,12 @@ final class Daemon: @unchecked Sendable {
         get throws { try procField("/proc/\(pid)/status", "VmRSS:") }
     }
 
+    /// Whether the daemon has shed its start-up pages (a second after start), waiting for it. Resident
+    /// memory compared across that moment would count code faulted back in as growth, or hide growth.
+    func startupShed() async -> Bool {
+        await eventually { log.contains("start-up pages shed") }
+    }
+
     /// The daemon's soft limit on open files.
     var openFileLimit: Int {
         get throws { try procField("/proc/\(pid)/limits", "Max open files") }
