@@ -96,10 +96,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
         } onGracefulShutdown: { [post, notifier] in
             notifier.notify("STOPPING=1")
             post.yield(.core(.shutdown))
-            Task {
-                try? await Task.sleep(for: Self.releaseTimeout, clock: .eventLoop)
-                post.yield(.releaseTimedOut)
-            }
+            Self.post(.releaseTimedOut, to: post, at: .now + Self.releaseTimeout)
         }
     }
 
@@ -279,10 +276,14 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private func scheduleReconnect() {
         let delay = backoff
         backoff = min(backoff * 2, Self.maximumBackoff)
-        let post = post
+        Self.post(.reconnect, to: post, at: .now + delay)
+    }
+
+    /// Posts `input` when `due` comes: the guard's timers, all on the event loops' clock.
+    private static func post(_ input: Input, to post: AsyncStream<Input>.Continuation, at due: EventLoopClock.Instant) {
         Task {
-            try? await Task.sleep(for: delay, clock: .eventLoop)
-            post.yield(.reconnect)
+            try? await Task.sleep(until: due, clock: .eventLoop)
+            post.yield(input)
         }
     }
 
@@ -318,10 +319,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
             let due = ContinuousClock.now + delay
             if let pending = wakeUpDue, pending <= due { break }
             wakeUpDue = due
-            Task {
-                try? await Task.sleep(until: due, clock: .eventLoop)
-                post.yield(.core(.wakeUp))
-            }
+            Self.post(.core(.wakeUp), to: post, at: due)
         case .readSinks(let ticket):
             connection?.requestSinks { sinks in
                 if let sinks { post.yield(.core(.sinksRead(ticket, sinks))) }

@@ -12,7 +12,8 @@ typedef void (*ConcurrencyEnqueue)(ConcurrencyJob *_Nonnull job);
 /// Points the Swift runtime's hook for its global executor (`swift_task_enqueueGlobal_hook`, declared in
 /// swift/Runtime/Concurrency.h) at `enqueue`. The hook is set directly, not looked up with `dlsym`: an
 /// executable linked with the static Swift runtime exports none of the runtime's symbols. Returns false,
-/// and changes nothing, if a hook is already set. Call it before any task runs, from one thread.
+/// and leaves the runtime's hook as it is, if one is already set. Call it before any task runs, from one
+/// thread.
 bool concurrency_hooks_install(ConcurrencyEnqueue _Nonnull enqueue);
 
 #endif
