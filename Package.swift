@@ -20,9 +20,9 @@ let package = Package(
     products: [
         .executable(name: "volume-guard", targets: ["volume-guard"]),
         .executable(name: "volume-guardd", targets: ["volume-guardd"]),
-        .library(name: "GuardCore", targets: ["GuardCore"]),
+        .library(name: "VolumeGuardCore", targets: ["VolumeGuardCore"]),
         .library(name: "GuardProtocol", targets: ["GuardProtocol"]),
-        .library(name: "GuardClient", targets: ["GuardClient"]),
+        .library(name: "VolumeGuardClient", targets: ["VolumeGuardClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,20 +45,20 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
         // The guard's decisions: pure values, no IO, no clock of its own.
-        .target(name: "GuardCore"),
+        .target(name: "VolumeGuardCore"),
         // libpulse's async API as Swift async functions and an event stream.
         .target(
             name: "PulseBridge",
-            dependencies: ["CPulse", "GuardCore"]
+            dependencies: ["CPulse", "VolumeGuardCore"]
         ),
         // The newline-JSON wire format shared by the daemon and its clients.
         .target(
             name: "GuardProtocol",
-            dependencies: ["GuardCore"]
+            dependencies: ["VolumeGuardCore"]
         ),
         // A small async client of the control socket (the CLI and tests use it).
         .target(
-            name: "GuardClient",
+            name: "VolumeGuardClient",
             dependencies: [
                 "GuardProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -75,11 +75,12 @@ let package = Package(
         // The daemon: the actor that owns core, bridge and subscribers, the control socket, settings,
         // actions, logging and what a service needs. No full Foundation, no TOML: see volume-guardd.
         .target(
-            name: "VolumeGuard",
+            name: "VolumeGuardDaemon",
             dependencies: [
                 "CMalloc",
                 "CPeerCredentials",
-                "GuardCore",
+                "GuardSettings",
+                "VolumeGuardCore",
                 "GuardProtocol",
                 "PulseBridge",
                 .product(name: "Logging", package: "swift-log"),
@@ -91,12 +92,20 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The daemon's settings: the options each source gives, actions, the mode, the configuration
+        // they make together, and what is wrong with a config file.
+        .target(
+            name: "GuardSettings",
+            dependencies: [
+                "VolumeGuardCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The config file: TOML in, `Options` out, with errors that name the line and key.
         .target(
             name: "GuardConfig",
             dependencies: [
-                "GuardCore",
-                "VolumeGuard",
+                "GuardSettings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -108,7 +117,7 @@ let package = Package(
             name: "volume-guardd",
             dependencies: [
                 "CConcurrencyHooks",
-                "VolumeGuard",
+                "VolumeGuardDaemon",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -121,9 +130,9 @@ let package = Package(
         .executableTarget(
             name: "volume-guard",
             dependencies: [
-                "VolumeGuard",
+                "VolumeGuardDaemon",
                 "GuardConfig",
-                "GuardClient",
+                "VolumeGuardClient",
                 "GuardProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,8 +140,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "GuardCoreTests",
-            dependencies: ["GuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            name: "VolumeGuardCoreTests",
+            dependencies: ["VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "GuardProtocolTests",
@@ -140,12 +149,12 @@ let package = Package(
         ),
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(
-            name: "VolumeGuardTests",
-            dependencies: ["VolumeGuard", "GuardConfig", "GuardCore", .product(name: "Logging", package: "swift-log")]
+            name: "VolumeGuardDaemonTests",
+            dependencies: ["VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["GuardClient", "GuardProtocol", "PulseBridge", "GuardCore", "VolumeGuard"]
+            dependencies: ["VolumeGuardClient", "GuardProtocol", "PulseBridge", "VolumeGuardCore", "VolumeGuardDaemon", "GuardSettings"]
         ),
     ]
 )

@@ -1,8 +1,8 @@
 import Foundation
-import GuardCore
+import VolumeGuardCore
 import Logging
 import TOMLKit
-import VolumeGuard
+import GuardSettings
 
 /// The config file, `$XDG_CONFIG_HOME/volume-guard/config.toml`: TOML, every key optional, each also a
 /// flag of `volume-guard run` (flags win). `config/config.toml` is a commented example.

@@ -1,4 +1,4 @@
-import GuardCore
+import VolumeGuardCore
 
 /// A level as clients see it: the loudest channel in percent, and every channel's raw value.
 public struct LevelMessage: Hashable, Sendable, Codable {

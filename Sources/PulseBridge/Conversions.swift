@@ -1,5 +1,5 @@
 import CPulse
-import GuardCore
+import VolumeGuardCore
 
 extension SinkState {
     /// Copies what the guard needs out of a `pa_sink_info`, which lives only during its callback.

@@ -1,5 +1,5 @@
 import CPulse
-import GuardCore
+import VolumeGuardCore
 
 /// Requests, each in two forms: with a completion that runs on the mainloop thread (in order with server
 /// events), and as an async function. Every request completes exactly once, also when the connection fails.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import VolumeGuard
+import VolumeGuardDaemon
 
 /// `volume-guard config`: reads the config file as `run` and a reload do. The daemon reloads through
 /// `config --json`, so that the file is only ever read by this one parser.

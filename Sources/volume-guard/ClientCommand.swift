@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GuardClient
+import VolumeGuardClient
 import GuardProtocol
 
 /// Runs a client's work and turns its failures into the CLI's exit codes: 1 for an error reply,

@@ -1,5 +1,5 @@
 import ArgumentParser
-import GuardClient
+import VolumeGuardClient
 import GuardProtocol
 
 struct Pause: AsyncParsableCommand {

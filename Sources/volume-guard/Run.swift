@@ -1,8 +1,9 @@
+import GuardSettings
 import ArgumentParser
 import Foundation
-import GuardCore
+import VolumeGuardCore
 import Logging
-import VolumeGuard
+import VolumeGuardDaemon
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,8 @@
+import GuardSettings
 import ArgumentParser
 import Foundation
 import GuardConfig
-import VolumeGuard
+import VolumeGuardDaemon
 
 /// Where the control socket is, for every command: `--socket`, else `VOLUME_GUARD_SOCKET`, else the
 /// config file's `socket`, else `$XDG_RUNTIME_DIR/volume-guard.sock`.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GuardClient
+import VolumeGuardClient
 import GuardProtocol
 
 struct Watch: AsyncParsableCommand {

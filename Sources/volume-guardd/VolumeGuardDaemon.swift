@@ -1,3 +1,4 @@
+import GuardSettings
 import FoundationEssentials
 import Glibc
 import Logging
@@ -5,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
-import VolumeGuard
+import VolumeGuardDaemon
 
 /// The daemon, as `volume-guard run` starts it: that command reads the flags and the config file, then
 /// becomes this executable (`exec`, same process) with the result in `Launch`. Run on its own, it

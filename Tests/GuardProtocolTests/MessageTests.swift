@@ -1,5 +1,5 @@
 import Foundation
-import GuardCore
+import VolumeGuardCore
 import GuardProtocol
 import Testing
 

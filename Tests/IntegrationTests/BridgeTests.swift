@@ -1,4 +1,4 @@
-import GuardCore
+import VolumeGuardCore
 import PulseBridge
 import Synchronization
 import Testing

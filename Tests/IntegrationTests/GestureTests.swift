@@ -1,4 +1,4 @@
-import GuardCore
+import VolumeGuardCore
 import GuardProtocol
 import Testing
 

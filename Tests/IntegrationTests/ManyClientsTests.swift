@@ -1,7 +1,7 @@
 import Foundation
 import GuardProtocol
 import Testing
-import VolumeGuard
+import VolumeGuardDaemon
 
 @Suite("Many clients, slow clients", .serialized)
 struct ManyClientsTests {

@@ -1,5 +1,5 @@
 import Foundation
-import GuardClient
+import VolumeGuardClient
 import GuardProtocol
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import GuardClient
+import VolumeGuardClient
 import GuardProtocol
 
 /// The real `volume-guard run`, as a separate process against a private audio server.

@@ -1,4 +1,4 @@
-import GuardCore
+import VolumeGuardCore
 import PulseBridge
 
 /// Presses a volume key from inside the test process, as fast as the guard takes presses: thousands

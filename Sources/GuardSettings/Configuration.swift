@@ -1,0 +1,83 @@
+import Glibc
+import VolumeGuardCore
+import Logging
+
+/// How the daemon is set up: where it listens and how it guards, every setting decided.
+public struct Configuration: Hashable, Sendable {
+    /// The control socket's path.
+    public var socketPath: String
+    /// The audio server's address (libpulse syntax); nil for the default (`PULSE_SERVER`, then the
+    /// session's `$XDG_RUNTIME_DIR/pulse/native`).
+    public var server: String?
+    public var core: GuardCore.Configuration
+    /// How many of the latest presses are kept for subscribers that resume with `since`.
+    public var historyCapacity: Int
+    public var mode: GuardMode
+    public var actions: [Action]
+    public var logLevel: Logger.Level
+
+    public init(
+        socketPath: String, server: String? = nil, core: GuardCore.Configuration = .init(),
+        historyCapacity: Int = Self.defaultHistoryCapacity, mode: GuardMode = .always, actions: [Action] = [],
+        logLevel: Logger.Level = .info
+    ) {
+        self.socketPath = socketPath
+        self.server = server
+        self.core = core
+        self.historyCapacity = historyCapacity
+        self.mode = mode
+        self.actions = actions
+        self.logLevel = logLevel
+    }
+
+    /// `options` with the defaults for whatever they leave unset. `options` are taken as checked (the
+    /// config file and the flags check their values against `Options`' limits).
+    public init(_ options: Options, environment: [String: String]) {
+        let sink = options.sink.flatMap { $0 == Options.defaultSinkName ? nil : $0 }
+        self.init(
+            socketPath: options.socket ?? Self.defaultSocketPath(environment: environment),
+            server: options.server,
+            core: GuardCore.Configuration(
+                selection: sink.map(SinkSelection.matching) ?? .defaultSink,
+                keyStep: options.step.map(Options.raw(percent:)),
+                guardsMute: options.guardMute ?? true,
+                clampMargin: options.clampMargin.map(Options.raw(percent:)) ?? HeldLevel.defaultMargin,
+                gestures: Self.gestures(options)
+            ),
+            historyCapacity: options.history ?? Self.defaultHistoryCapacity,
+            mode: options.mode ?? .always,
+            actions: options.actions ?? [],
+            logLevel: options.logLevel ?? .info
+        )
+    }
+
+    /// The gesture thresholds `options` set, the detector's defaults for the rest.
+    static func gestures(_ options: Options) -> GestureDetector.Configuration {
+        let defaults = GestureDetector.Configuration()
+        return GestureDetector.Configuration(
+            repeatPeriod: options.repeatPeriod.map { .milliseconds($0) } ?? defaults.repeatPeriod,
+            repeatDelay: options.repeatDelay.map { .milliseconds($0) } ?? defaults.repeatDelay,
+            doubleWindow: options.doubleWindow.map { .milliseconds($0) } ?? defaults.doubleWindow
+        )
+    }
+
+    /// `$XDG_RUNTIME_DIR/volume-guard.sock`, or `/tmp/volume-guard-UID/volume-guard.sock` without one.
+    public static func defaultSocketPath(environment: [String: String]) -> String {
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/volume-guard-\(getuid())"
+        return runtime + "/volume-guard.sock"
+    }
+
+    /// The settings that take effect only when the daemon starts, by name, that differ in `other`.
+    public func restartOnlyChanges(from other: Configuration) -> [String] {
+        var changed: [String] = []
+        if socketPath != other.socketPath { changed.append("socket") }
+        if server != other.server { changed.append("server") }
+        if historyCapacity != other.historyCapacity { changed.append("history") }
+        return changed
+    }
+
+    /// Minutes of key auto-repeat, hours of normal use.
+    public static let defaultHistoryCapacity = 1024
+    /// Bounds `historyCapacity`: every client's queue makes room for a whole replay.
+    public static let historyCapacities = 1...65536
+}

@@ -1,0 +1,102 @@
+import VolumeGuardCore
+import Logging
+
+/// The daemon's settings as one source gives them: the config file, or the command line. Each is nil
+/// when that source does not set it, so that sources can be layered (flags over the file, the file over
+/// the defaults) before `Configuration` fills in what nobody set.
+///
+/// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), and the limits
+/// below, so that a value means the same wherever it is written.
+///
+/// Codable: `volume-guard run` hands the options it read to the daemon it becomes (`Launch`).
+public struct Options: Hashable, Sendable, Codable {
+    /// A sink name or shell pattern; `Options.defaultSinkName` (or nil) follows the default sink.
+    public var sink: String?
+    /// Whether mute changes are presses and put back (true), or pass through (false).
+    public var guardMute: Bool?
+    /// The volume keys' step, in percent.
+    public var step: Double?
+    /// How far inside 0 % and 100 % the sink is held, in percent.
+    public var clampMargin: Double?
+    public var history: Int?
+    public var socket: String?
+    public var server: String?
+    public var logLevel: Logger.Level?
+    public var mode: GuardMode?
+    /// Gesture thresholds in milliseconds: the longest interval between a held key's repeats, the
+    /// longest delay before its first repeat, the longest gap between a double press's two presses.
+    public var repeatPeriod: Int?
+    public var repeatDelay: Int?
+    public var doubleWindow: Int?
+    /// Commands to run on presses; only the config file has them.
+    public var actions: [Action]?
+
+    public init(
+        sink: String? = nil, guardMute: Bool? = nil, step: Double? = nil, clampMargin: Double? = nil,
+        history: Int? = nil, socket: String? = nil, server: String? = nil, logLevel: Logger.Level? = nil,
+        mode: GuardMode? = nil, repeatPeriod: Int? = nil, repeatDelay: Int? = nil, doubleWindow: Int? = nil,
+        actions: [Action]? = nil
+    ) {
+        self.sink = sink
+        self.guardMute = guardMute
+        self.step = step
+        self.clampMargin = clampMargin
+        self.history = history
+        self.socket = socket
+        self.server = server
+        self.logLevel = logLevel
+        self.mode = mode
+        self.repeatPeriod = repeatPeriod
+        self.repeatDelay = repeatDelay
+        self.doubleWindow = doubleWindow
+        self.actions = actions
+    }
+
+    /// These options, with every one that `winner` sets taken from it instead.
+    public func overridden(by winner: Options) -> Options {
+        Options(
+            sink: winner.sink ?? sink, guardMute: winner.guardMute ?? guardMute, step: winner.step ?? step,
+            clampMargin: winner.clampMargin ?? clampMargin, history: winner.history ?? history,
+            socket: winner.socket ?? socket, server: winner.server ?? server, logLevel: winner.logLevel ?? logLevel,
+            mode: winner.mode ?? mode, repeatPeriod: winner.repeatPeriod ?? repeatPeriod,
+            repeatDelay: winner.repeatDelay ?? repeatDelay, doubleWindow: winner.doubleWindow ?? doubleWindow,
+            actions: winner.actions ?? actions
+        )
+    }
+
+    // MARK: - Limits, shared by the file and the flags
+
+    /// The name that selects the default sink explicitly, as in `pactl`: a flag can then undo a file's `sink`.
+    public static let defaultSinkName = "@DEFAULT_SINK@"
+
+    /// What is wrong with a key step, or nil.
+    public static func problem(step: Double) -> String? {
+        (0.1...100).contains(step) ? nil : "must be between 0.1 and 100 (percent)"
+    }
+
+    /// What is wrong with a clamp margin, or nil. Above 25 % the held level would barely be the user's.
+    public static func problem(clampMargin: Double) -> String? {
+        clampMargin > 0 && clampMargin <= 25 ? nil : "must be more than 0 and at most 25 (percent)"
+    }
+
+    /// What is wrong with a gesture threshold, or nil.
+    public static func problem(milliseconds: Int) -> String? {
+        (10...5000).contains(milliseconds) ? nil : "must be between 10 and 5000 (milliseconds)"
+    }
+
+    /// What is wrong with a history length, or nil.
+    public static func problem(history: Int) -> String? {
+        let range = Configuration.historyCapacities
+        return range.contains(history) ? nil : "must be between \(range.lowerBound) and \(range.upperBound) (presses)"
+    }
+
+    /// What is wrong with a sink name, path or address, or nil.
+    public static func problem(text: String) -> String? {
+        text.isEmpty ? "must not be empty" : nil
+    }
+
+    /// Raw volume units (65536 = 100 %) for `percent`, at least one.
+    public static func raw(percent: Double) -> UInt32 {
+        max(1, UInt32((percent / 100 * Double(SinkVolume.norm)).rounded()))
+    }
+}

@@ -1,0 +1,78 @@
+import GuardSettings
+import Glibc
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Reloads the configuration on SIGHUP (`systemctl --user reload volume-guard`).
+///
+/// A configuration that cannot be loaded (a mistake in the file) is refused with a log line, and the one
+/// in use stays. Otherwise everything that can change at run time takes effect at once: sink selection,
+/// key step, mute guarding, clamp margin, mode, actions and log level. The socket, server and history
+/// length take effect at the next start; a change to them is logged as needing a restart. systemd is told
+/// `RELOADING=1` and then `READY=1` around each reload.
+public struct ConfigReloader: Service, CustomStringConvertible {
+    private let hangups: UnixSignalsSequence
+    private let load: @Sendable () async throws -> Configuration
+    private let initial: Configuration
+    private let sinkGuard: SinkGuard
+    private let threshold: JournalLogHandler.Threshold
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
+    /// ends the process); `load` reads the config file again and layers the start's flags over it.
+    public init(
+        hangups: UnixSignalsSequence, load: @escaping @Sendable () async throws -> Configuration, initial: Configuration,
+        sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
+    ) {
+        self.hangups = hangups
+        self.load = load
+        self.initial = initial
+        self.sinkGuard = sinkGuard
+        self.threshold = threshold
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    public var description: String { "ConfigReloader" }
+
+    public func run() async {
+        await cancelWhenGracefulShutdown { [self] in
+            var current = initial
+            for await _ in hangups {
+                current = await reload(from: current)
+            }
+        }
+    }
+
+    /// The configuration in use after a reload.
+    private func reload(from current: Configuration) async -> Configuration {
+        notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
+        defer { notifier.notify("READY=1") }
+        var new: Configuration
+        do {
+            new = try await load()
+        } catch {
+            logger.error("the new configuration is refused; keeping the one in use", metadata: ["error": "\(error)"])
+            return current
+        }
+        for setting in new.restartOnlyChanges(from: current) {
+            logger.warning("\(setting) needs a restart to change; keeping the current one until then")
+        }
+        new.socketPath = current.socketPath
+        new.server = current.server
+        new.historyCapacity = current.historyCapacity
+        threshold.value = new.logLevel
+        await sinkGuard.reload(new)
+        logger.info("configuration reloaded", metadata: ["mode": "\(new.mode.rawValue)", "actions": "\(new.actions.count)"])
+        return new
+    }
+
+    /// CLOCK_MONOTONIC in microseconds, as systemd wants it with `RELOADING=1`.
+    private static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+}

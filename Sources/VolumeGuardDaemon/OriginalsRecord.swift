@@ -1,0 +1,90 @@
+import FoundationEssentials
+import Glibc
+import VolumeGuardCore
+
+/// The user's own levels of the sinks the daemon holds, kept on disk while it holds them.
+///
+/// The daemon changes a sink's volume (the clamp, every reset); if it dies without restoring (SIGKILL,
+/// power loss), the next start would take the held level for the user's own. With this record it
+/// restores the real one. Written atomically and durably (a temporary file synced, then renamed over
+/// the record, and the directory synced) before the first write to a sink; removed once every sink has
+/// been given back.
+///
+/// There is one record per control socket: one daemon serves a socket, so two daemons (a second one
+/// guarding a Bluetooth remote's sink, say) never overwrite each other's record.
+public struct OriginalsRecord: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// `$XDG_STATE_HOME/volume-guard/originals@<socket path>.json` (`~/.local/state/...` when unset),
+    /// the socket path with `/` written `%2F` (and `%` as `%25`), so that every socket has its own name.
+    public static func standardPath(environment: [String: String], socketPath: String) -> String {
+        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+        let socket = socketPath.escapingScalars(["%": "%25", "/": "%2F"])
+        return state + "/volume-guard/originals@\(socket).json"
+    }
+
+    private struct Entry: Codable {
+        var volume: [UInt32]
+        var muted: Bool
+    }
+
+    /// The recorded levels; empty when there is no record.
+    public func load() throws -> [String: SinkLevel] {
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        let entries = try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(filePath: path)))
+        return entries.compactMapValues { entry in
+            entry.volume.isEmpty ? nil : SinkLevel(volume: SinkVolume(channels: entry.volume), muted: entry.muted)
+        }
+    }
+
+    /// Replaces the record; an empty one removes the file.
+    public func save(_ originals: [String: SinkLevel]) throws {
+        let directory = URL(filePath: path).deletingLastPathComponent().path
+        guard !originals.isEmpty else {
+            guard unlink(path) == 0 || errno == ENOENT else { throw Failure(operation: "remove", path: path, code: errno) }
+            return
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let entries = originals.mapValues { Entry(volume: $0.volume.channels, muted: $0.muted) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let temporary = path + ".new"
+        try write(encoder.encode(entries), to: temporary)
+        guard rename(temporary, path) == 0 else { throw Failure(operation: "rename", path: temporary, code: errno) }
+        // The rename itself survives a power loss only once the directory is on disk.
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    /// Writes `data` to a new file at `path` (mode 0600) and syncs it to disk.
+    private func write(_ data: Data, to path: String) throws {
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw Failure(operation: "create", path: path, code: errno) }
+        defer { close(file) }
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(file, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { throw Failure(operation: "write", path: path, code: errno) }
+                offset += written
+            }
+        }
+        guard fsync(file) == 0 else { throw Failure(operation: "sync", path: path, code: errno) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var operation: String
+        var path: String
+        var code: Int32
+        var description: String { "cannot \(operation) \(path): \(String(cString: strerror(code)))" }
+    }
+}

@@ -1,0 +1,134 @@
+import GuardSettings
+import Foundation
+import VolumeGuardCore
+import Logging
+import Testing
+@testable import VolumeGuardDaemon
+
+@Suite("Running actions", .timeLimit(.minutes(1)))
+struct ActionRunnerTests {
+    /// Runs `body` with a runner of `actions` serving, then stops it as a shutdown would.
+    func withRunner(_ actions: [Action], _ body: (ActionRunner, LogLines) async throws -> Void) async rethrows {
+        let lines = LogLines()
+        let runner = ActionRunner(actions: actions, logger: lines.logger())
+        let serving = Task { await runner.run() }
+        defer { serving.cancel() }
+        try await body(runner, lines)
+    }
+
+    let press = Press(seq: 7, direction: .up, count: 2, sink: "bluez_output.remote")
+
+    @Test("The press is in the command's environment; its output goes to the log")
+    func environment() async throws {
+        await withRunner([Action(command: ["/usr/bin/env"], on: [.up])]) { runner, lines in
+            runner.run(for: press)
+            #expect(await eventually { lines.text.contains("VOLUME_GUARD_SINK=bluez_output.remote") })
+            for expected in ["VOLUME_GUARD_SEQ=7", "VOLUME_GUARD_DIRECTION=up", "VOLUME_GUARD_COUNT=2"] {
+                #expect(lines.all.contains("info \(expected) action=env seq=7\n"), "\(lines.all)")
+            }
+        }
+    }
+
+    @Test("Only presses in the action's directions run it")
+    func directions() async throws {
+        let file = temporaryPath()
+        try await withRunner([Action(shell: "echo $VOLUME_GUARD_DIRECTION >> \(file)", on: [.down, .mute])]) { runner, _ in
+            for (seq, direction) in [Direction.up, .down, .up, .mute].enumerated() {
+                runner.run(for: Press(seq: UInt64(seq + 1), direction: direction, count: 1, sink: "s"))
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(await eventually { (try? String(contentsOfFile: file, encoding: .utf8)) == "down\nmute\n" })
+        }
+    }
+
+    @Test("Standard error goes to the log as warnings; a failure says its status")
+    func failure() async throws {
+        await withRunner([Action(name: "broken", shell: "echo oops >&2; exit 3")]) { runner, lines in
+            runner.run(for: press)
+            #expect(await eventually { lines.text.contains("warning action failed action=broken seconds=") })
+            #expect(lines.all.contains("warning oops action=broken seq=7\n"))
+            #expect(lines.text.contains("status=3"))
+        }
+    }
+
+    @Test("A program that cannot be found is logged, and the next press tries again")
+    func missingProgram() async throws {
+        await withRunner([Action(command: ["no-such-program-\(UUID().uuidString)"])]) { runner, lines in
+            runner.run(for: press)
+            #expect(await eventually { lines.text.contains("warning action could not run") })
+            runner.run(for: press)
+            #expect(await eventually { lines.text.components(separatedBy: "action could not run").count == 3 })
+        }
+    }
+
+    @Test("A hanging command is stopped at its timeout with everything it started")
+    func timeout() async throws {
+        let pids = temporaryPath()
+        let action = Action(name: "hang", shell: "sleep 60 & echo $! > \(pids); wait", timeout: .milliseconds(300))
+        try await withRunner([action]) { runner, lines in
+            runner.run(for: press)
+            #expect(await eventually { lines.text.contains("warning action timed out; its processes were stopped action=hang") })
+            let child = try #require(Int32((try? String(contentsOfFile: pids, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""))
+            #expect(await eventually { kill(child, 0) != 0 }, "the command's own child was left running")
+        }
+    }
+
+    @Test("A press for an action still running is dropped, not queued; the guard never waits")
+    func busy() async throws {
+        let file = temporaryPath()
+        try await withRunner([Action(name: "slow", shell: "sleep 1; echo done >> \(file)")]) { runner, lines in
+            runner.run(for: press)
+            runner.run(for: Press(seq: 8, direction: .up, count: 1, sink: "s"))
+            #expect(!FileManager.default.fileExists(atPath: file), "run(for:) returned before the command finished")
+            #expect(lines.text.contains("notice action still running; press dropped for it action=slow seq=8"))
+            #expect(await eventually { (try? String(contentsOfFile: file, encoding: .utf8)) == "done\n" })
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect((try? String(contentsOfFile: file, encoding: .utf8)) == "done\n")
+        }
+    }
+
+    @Test("At most four actions run at once")
+    func limit() async throws {
+        let actions = (1...6).map { Action(name: "a\($0)", shell: "sleep 1") }
+        await withRunner(actions) { runner, lines in
+            runner.run(for: press)
+            #expect(lines.all.filter { $0.contains("4 actions already running; press dropped") }.count == 2)
+        }
+    }
+
+    @Test("A shutdown stops running commands")
+    func shutdown() async throws {
+        let lines = LogLines()
+        let runner = ActionRunner(actions: [Action(name: "long", command: ["sleep", "60"])], logger: lines.logger())
+        let serving = Task { await runner.run() }
+        runner.run(for: press)
+        try await Task.sleep(for: .milliseconds(300))
+        serving.cancel()
+        await serving.value
+        #expect(lines.text.contains("action stopped: the daemon is shutting down"))
+    }
+
+    @Test("A reload replaces the actions")
+    func replace() async throws {
+        await withRunner([Action(name: "old", command: ["true"])]) { runner, lines in
+            runner.replace([Action(name: "new", command: ["/usr/bin/env"])])
+            runner.run(for: press)
+            #expect(await eventually { lines.text.contains("action=new") })
+            #expect(!lines.text.contains("action=old"))
+        }
+    }
+}
+
+func temporaryPath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("volume-guard-test-\(UUID().uuidString)").path
+}
+
+/// Waits until `condition` holds (10 s at most); a bounded wait, never an assertion about speed.
+func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}

@@ -1,0 +1,173 @@
+import GuardSettings
+import Foundation
+import VolumeGuardCore
+import Logging
+import Testing
+@testable import GuardConfig
+import VolumeGuardDaemon
+
+@Suite("The config file")
+struct ConfigFileTests {
+    @Test("Every key is read, actions with their defaults")
+    func everyKey() throws {
+        let options = try ConfigFile.parse("""
+            sink = "bluez_output.*"
+            guard-mute = false
+            step = 5
+            clamp-margin = 0.5
+            history = 64
+            socket = "/tmp/vg.sock"
+            server = "unix:/tmp/pulse/native"
+            log-level = "debug"
+            mode = "while-subscribed"
+
+            [[action]]
+            name = "photo"
+            on = "up"
+            run = ["gphoto2", "--capture-image"]
+            timeout = 2.5
+
+            [[action]]
+            shell = true
+            run = 'echo "$VOLUME_GUARD_SEQ" >> /tmp/presses'
+            """, path: "config.toml")
+        #expect(options == Options(
+            sink: "bluez_output.*", guardMute: false, step: 5, clampMargin: 0.5, history: 64, socket: "/tmp/vg.sock",
+            server: "unix:/tmp/pulse/native", logLevel: .debug, mode: .whileSubscribed,
+            actions: [
+                Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], timeout: .milliseconds(2500)),
+                Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
+            ]
+        ))
+        #expect(options.actions?[1].command == ["/bin/sh", "-c", #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#])
+        #expect(options.actions?[1].directions == [.up, .down, .mute])
+        #expect(options.actions?[1].timeout == .seconds(10))
+    }
+
+    @Test("An empty file sets nothing; a missing one too, unless it was named")
+    func emptyAndMissing() throws {
+        #expect(try ConfigFile.parse("# nothing yet\n", path: "config.toml") == Options())
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).toml").path
+        #expect(try ConfigFile(path: missing).read(required: false) == Options())
+        #expect(throws: ConfigError.self) { try ConfigFile(path: missing).read(required: true) }
+    }
+
+    @Test("The example in config/ is a valid file")
+    func example() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/config.toml").path
+        let options = try ConfigFile(path: path).read(required: true)
+        #expect(options.actions?.first?.command == ["gphoto2", "--capture-image"])
+        #expect(options.actions?.first?.directions == [.up])
+    }
+
+    @Test("The standard path follows XDG_CONFIG_HOME, else HOME")
+    func standardPath() {
+        #expect(ConfigFile.standardPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/volume-guard/config.toml")
+        #expect(ConfigFile.standardPath(environment: ["XDG_CONFIG_HOME": "", "HOME": "/h"]) == "/h/.config/volume-guard/config.toml")
+    }
+
+    struct Mistake: CustomStringConvertible, Sendable {
+        var text: String
+        var line: Int
+        var key: String?
+        var action: Int?
+        var message: String
+        var description: String { "\(key ?? "-") at \(line)" }
+    }
+
+    static let mistakes: [Mistake] = [
+        Mistake(text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, action"),
+        Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
+        Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
+        Mistake(text: "history = 1.5\n", line: 1, key: "history", message: "must be a whole number"),
+        Mistake(text: "history = 0\n", line: 1, key: "history", message: "must be between 1 and 65536 (presses)"),
+        Mistake(text: "clamp-margin = 0\n", line: 1, key: "clamp-margin", message: "must be more than 0 and at most 25 (percent)"),
+        Mistake(text: "guard-mute = \"no\"\n", line: 1, key: "guard-mute", message: "must be true or false"),
+        Mistake(text: "mode = \"sometimes\"\n", line: 1, key: "mode", message: "must be one of \"always\", \"while-subscribed\""),
+        Mistake(text: "  \"log-level\" = \"loud\"\n", line: 1, key: "log-level", message: "must be one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\""),
+        Mistake(text: "socket = \"\"\n", line: 1, key: "socket", message: "must not be empty"),
+        Mistake(text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, action"),
+        Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2, message: "must be between 0.1 and 3600 (seconds)"),
+        Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2, message: "unknown key; known keys: name, on, run, shell, timeout"),
+        Mistake(text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1, message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
+        Mistake(text: "[[action]]\nrun = []\n", line: 2, key: "run", action: 1, message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
+        Mistake(text: "[[action]]\nshell = true\nrun = [\"a\"]\n", line: 3, key: "run", action: 1, message: "must be a shell command line (with shell = true)"),
+        Mistake(text: "[[action]]\non = \"sideways\"\nrun = [\"a\"]\n", line: 2, key: "on", action: 1, message: "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]"),
+        Mistake(text: "step = 5\n\n[[action]]\nname = \"x\"\n", line: 3, key: nil, action: 1, message: "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]"),
+        Mistake(text: "action = 3\n", line: 1, key: "action", message: "must be a list of [[action]] tables"),
+    ]
+
+    @Test("A mistake names the file, the line and the key", arguments: mistakes)
+    func mistake(_ mistake: Mistake) {
+        do {
+            let options = try ConfigFile.parse(mistake.text, path: "/home/u/.config/volume-guard/config.toml")
+            Issue.record("accepted: \(options)")
+        } catch {
+            #expect(error == ConfigError(
+                path: "/home/u/.config/volume-guard/config.toml", line: mistake.line, key: mistake.key, action: mistake.action,
+                message: mistake.message
+            ))
+        }
+    }
+
+    @Test("A syntax error names the line and column the TOML parser found")
+    func syntax() {
+        do {
+            _ = try ConfigFile.parse("step = 5\nsink = \"unterminated\n", path: "c.toml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.column != nil)
+            #expect(error.key == nil)
+            #expect(error.description.hasPrefix("c.toml:2:"), "\(error)")
+        }
+    }
+
+    @Test("The message reads like a compiler's")
+    func description() {
+        #expect(ConfigError(path: "c.toml", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)").description
+            == "c.toml:3: key \"step\": must be between 0.1 and 100 (percent)")
+        #expect(ConfigError(path: "c.toml", line: 9, key: "timeout", action: 2, message: "must be a number (seconds)").description
+            == "c.toml:9: key \"timeout\" of [[action]] 2: must be a number (seconds)")
+        #expect(ConfigError(path: "c.toml", message: "cannot be read: Permission denied").description
+            == "c.toml: cannot be read: Permission denied")
+    }
+
+    @Test("Flags win over the file, the file over nothing")
+    func layering() {
+        let file = Options(sink: "a", step: 5, history: 10, logLevel: .debug, actions: [Action(command: ["true"])])
+        let flags = Options(step: 2, mode: .whileSubscribed)
+        #expect(file.overridden(by: flags) == Options(sink: "a", step: 2, history: 10, logLevel: .debug, mode: .whileSubscribed, actions: [Action(command: ["true"])]))
+        #expect(Options().overridden(by: flags) == flags)
+    }
+}
+
+@Suite("Finding a key's line")
+struct ConfigLinesTests {
+    let lines = ConfigLines("""
+        # head
+        step = 5
+        "quoted key" = 1
+        dotted.key = 2
+
+        [[action]]
+        run = ["a"]
+          timeout=3
+        [[action]]
+        # no run here
+        [action.env]
+        """)
+
+    @Test func keys() {
+        #expect(lines.line(of: "step", in: .root) == 2)
+        #expect(lines.line(of: "quoted key", in: .root) == 3)
+        #expect(lines.line(of: "dotted", in: .root) == 4)
+        #expect(lines.line(of: "action", in: .root) == 6)
+        #expect(lines.line(of: "timeout", in: .element("action", 1)) == 8)
+        #expect(lines.line(of: "run", in: .element("action", 2)) == 9, "falls back to the element's header")
+        #expect(lines.line(of: "run", in: .element("action", 3)) == 6, "no such element: the array's first header")
+        #expect(lines.line(of: "missing", in: .root) == nil)
+        #expect(lines.line(of: .element("action", 2)) == 9)
+    }
+}
