@@ -1,25 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Release builds of the daemon on Linux: lld, packed relative relocations (a PIE without 1 MB of
-/// `.rela.dyn` to read at start; needs glibc 2.36) and no exported symbols, so that fewer of its pages
-/// become resident. docs/PERFORMANCE.md, "RSS".
-let compactDaemon: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld",
-        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "--no-export-dynamic",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order.txt",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ], .when(platforms: [.linux], configuration: .release)),
-]
-
 let package = Package(
     name: "volume-guard",
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "volume-guard", targets: ["volume-guard"]),
-        .executable(name: "volume-guardd", targets: ["volume-guardd"]),
         .library(name: "VolumeGuardCore", targets: ["VolumeGuardCore"]),
         .library(name: "GuardProtocol", targets: ["GuardProtocol"]),
         .library(name: "VolumeGuardClient", targets: ["VolumeGuardClient"]),
@@ -68,16 +54,11 @@ let package = Package(
         ),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
-        // glibc's malloc_trim, which does not import into Swift either.
-        .target(name: "CMalloc"),
-        // The Swift runtime's hook for its global executor, which only C can name in a static executable.
-        .target(name: "CConcurrencyHooks"),
-        // The daemon: the actor that owns core, bridge and subscribers, the control socket, settings,
-        // actions, logging and what a service needs. No full Foundation, no TOML: see volume-guardd.
+        // The daemon: the actor that owns core, bridge and subscribers, the control socket, actions,
+        // logging, reloads and what a service needs. No config parser: `run` hands it a way to reload.
         .target(
             name: "VolumeGuardDaemon",
             dependencies: [
-                "CMalloc",
                 "CPeerCredentials",
                 "GuardSettings",
                 "VolumeGuardCore",
@@ -109,23 +90,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
-        ),
-        // The daemon's own executable, which `volume-guard run` becomes (exec) once it has read the flags
-        // and the config file. Without the CLI's argument parser, TOML parser and full Foundation (ICU),
-        // its image keeps a third fewer pages resident.
-        .executableTarget(
-            name: "volume-guardd",
-            dependencies: [
-                "CConcurrencyHooks",
-                "VolumeGuardDaemon",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "SystemPackage", package: "swift-system"),
-            ],
-            linkerSettings: compactDaemon
         ),
         .executableTarget(
             name: "volume-guard",

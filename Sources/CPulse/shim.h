@@ -3,9 +3,6 @@
 
 #include <pulse/pulseaudio.h>
 
-/// `PA_INVALID_INDEX` is `((uint32_t) -1)`, which Swift cannot import as a literal.
-static inline uint32_t cpulse_invalid_index(void) { return PA_INVALID_INDEX; }
-
 /// Channel `i` of a `pa_cvolume`; Swift sees `values` as a 32-element tuple.
 static inline pa_volume_t cpulse_cvolume_get(const pa_cvolume *v, unsigned i) { return v->values[i]; }
 

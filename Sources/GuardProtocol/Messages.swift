@@ -150,13 +150,11 @@ public struct AckMessage: Hashable, Sendable, Codable {
     public var type: String
     public var id: RequestID?
     public var version: String?
-    public var state: GuardState?
 
-    public init(type: String, id: RequestID?, version: String? = nil, state: GuardState? = nil) {
+    public init(type: String, id: RequestID?, version: String? = nil) {
         self.type = type
         self.id = id
         self.version = version
-        self.state = state
     }
 }
 

@@ -10,7 +10,6 @@ public struct RequestError: Error, Hashable, Sendable {
         case invalidField = "invalid-field"
         case unknownCommand = "unknown-command"
         case lineTooLong = "line-too-long"
-        case unavailable = "unavailable"
         /// The client did not read its replies and presses; it is cut loose.
         case tooSlow = "too-slow"
     }

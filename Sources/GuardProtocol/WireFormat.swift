@@ -4,13 +4,13 @@ import FoundationEssentials
 public enum WireFormat {
     /// The longest request line the daemon reads; a longer one is refused and the connection closed.
     public static let maximumLineLength = 64 * 1024
-    public static let protocolVersion = 1
 
     /// Encodes `message` as one line, newline included.
     public static func line(_ message: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = (try? encoder.encode(message)) ?? Data(#"{"type":"error","code":"unavailable","message":"encoding failed"}"#.utf8)
+        // Every message is made of strings, integers, booleans and finite numbers: encoding cannot fail.
+        var data = try! encoder.encode(message)
         data.append(0x0A)
         return data
     }

@@ -113,7 +113,7 @@ public final class ActionRunner: Service, Sendable, CustomStringConvertible {
             outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
                 group.addTask { .exited(try await Self.spawn(action, for: job.press, logger: logger)) }
                 group.addTask {
-                    try await Task.sleep(for: action.timeout, clock: .eventLoop)
+                    try await Task.sleep(for: action.timeout)
                     return .timedOut
                 }
                 // Leaving the group cancels the loser: a command that timed out is torn down with it.

@@ -13,7 +13,7 @@ import UnixSignals
 /// `RELOADING=1` and then `READY=1` around each reload.
 public struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
-    private let load: @Sendable () async throws -> Configuration
+    private let load: @Sendable () throws -> Configuration
     private let initial: Configuration
     private let sinkGuard: SinkGuard
     private let threshold: JournalLogHandler.Threshold
@@ -23,7 +23,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
     /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
     /// ends the process); `load` reads the config file again and layers the start's flags over it.
     public init(
-        hangups: UnixSignalsSequence, load: @escaping @Sendable () async throws -> Configuration, initial: Configuration,
+        hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> Configuration, initial: Configuration,
         sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
         self.hangups = hangups
@@ -52,7 +52,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
         defer { notifier.notify("READY=1") }
         var new: Configuration
         do {
-            new = try await load()
+            new = try load()
         } catch {
             logger.error("the new configuration is refused; keeping the one in use", metadata: ["error": "\(error)"])
             return current

@@ -24,7 +24,6 @@ public struct ControlServer: Service, CustomStringConvertible {
     private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     /// The socket file this daemon bound: the one it removes at the end.
     private let socketFile: SocketFile?
-    private let trimmer = HeapTrimmer()
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
@@ -46,9 +45,7 @@ public struct ControlServer: Service, CustomStringConvertible {
                     for try await client in clients {
                         group.addTask {
                             guard await serves(client.channel) else { return }
-                            trimmer.clientArrived()
                             await ClientSession(client: client, sinkGuard: sinkGuard).run()
-                            await trimmer.clientLeft()
                         }
                     }
                 }

@@ -3,6 +3,7 @@ import Glibc
 import GuardProtocol
 import Logging
 import Synchronization
+import SystemPackage
 
 /// Log lines on standard error that read well in a terminal and in the journal: `info message key=value`.
 ///
@@ -105,15 +106,6 @@ public struct JournalLogHandler: LogHandler {
 
     /// One `write(2)` per line, so that lines from several threads never interleave.
     public static let writeToStandardError: @Sendable (String) -> Void = { line in
-        var line = line
-        line.withUTF8 { bytes in
-            var rest = UnsafeRawBufferPointer(bytes)
-            while !rest.isEmpty {
-                let written = Glibc.write(STDERR_FILENO, rest.baseAddress, rest.count)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                rest = UnsafeRawBufferPointer(rebasing: rest[written...])
-            }
-        }
+        _ = try? FileDescriptor.standardError.writeAll(line.utf8)
     }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import SystemPackage
 import VolumeGuardCore
 
 /// The user's own levels of the sinks the daemon holds, kept on disk while it holds them.
@@ -46,7 +47,7 @@ public struct OriginalsRecord: Sendable {
     public func save(_ originals: [String: SinkLevel]) throws {
         let directory = URL(filePath: path).deletingLastPathComponent().path
         guard !originals.isEmpty else {
-            guard unlink(path) == 0 || errno == ENOENT else { throw Failure(operation: "remove", path: path, code: errno) }
+            guard unlink(path) == 0 || errno == ENOENT else { throw Failure(operation: "remove", path: path, code: Errno(rawValue: errno)) }
             return
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -55,7 +56,7 @@ public struct OriginalsRecord: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         let temporary = path + ".new"
         try write(encoder.encode(entries), to: temporary)
-        guard rename(temporary, path) == 0 else { throw Failure(operation: "rename", path: temporary, code: errno) }
+        guard rename(temporary, path) == 0 else { throw Failure(operation: "rename", path: temporary, code: Errno(rawValue: errno)) }
         // The rename itself survives a power loss only once the directory is on disk.
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -66,25 +67,27 @@ public struct OriginalsRecord: Sendable {
 
     /// Writes `data` to a new file at `path` (mode 0600) and syncs it to disk.
     private func write(_ data: Data, to path: String) throws {
-        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw Failure(operation: "create", path: path, code: errno) }
-        defer { close(file) }
-        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(file, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { throw Failure(operation: "write", path: path, code: errno) }
-                offset += written
-            }
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerRead, .ownerWrite]
+            )
+        } catch {
+            throw Failure(operation: "create", path: path, code: error)
         }
-        guard fsync(file) == 0 else { throw Failure(operation: "sync", path: path, code: errno) }
+        defer { try? file.close() }
+        do {
+            _ = try file.writeAll(data)
+        } catch {
+            throw Failure(operation: "write", path: path, code: error)
+        }
+        guard fsync(file.rawValue) == 0 else { throw Failure(operation: "sync", path: path, code: Errno(rawValue: errno)) }
     }
 
     struct Failure: Error, CustomStringConvertible {
         var operation: String
         var path: String
-        var code: Int32
-        var description: String { "cannot \(operation) \(path): \(String(cString: strerror(code)))" }
+        var code: any Error
+        var description: String { "cannot \(operation) \(path): \(code)" }
     }
 }

@@ -195,7 +195,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
         let deadline = ContinuousClock.now + Self.resumeWait
         while !paused, await core.state == .connecting, ContinuousClock.now < deadline {
             // A cancelled wait (the daemon shutting down) ends at once rather than spinning to the deadline.
-            do { try await Task.sleep(for: .milliseconds(5), clock: .eventLoop) } catch { return }
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
         }
     }
 
@@ -280,10 +280,10 @@ public actor SinkGuard: Service, CustomStringConvertible {
         Self.post(.reconnect, to: post, at: .now + delay)
     }
 
-    /// Posts `input` when `due` comes: the guard's timers, all on the event loops' clock.
-    private static func post(_ input: Input, to post: AsyncStream<Input>.Continuation, at due: EventLoopClock.Instant) {
+    /// Posts `input` when `due` comes: the guard's timers, on the continuous clock.
+    private static func post(_ input: Input, to post: AsyncStream<Input>.Continuation, at due: ContinuousClock.Instant) {
         Task {
-            try? await Task.sleep(until: due, clock: .eventLoop)
+            try? await Task.sleep(until: due)
             post.yield(input)
         }
     }

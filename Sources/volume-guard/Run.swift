@@ -87,30 +87,20 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = Self.executable
-        let launch = Launch(
-            flags: flags, file: try socket.configFile.options(),
-            rereadFile: [executable, "config", "--json"] + socket.configFile.arguments
-        )
-        // The daemon's own executable, installed beside this one.
-        let daemon = (executable as NSString).deletingLastPathComponent + "/volume-guardd"
-        setenv(Launch.environmentKey, try launch.encoded(), 1)
-        // `ps` shows the daemon with the arguments it was started with.
-        let arguments = [daemon] + CommandLine.arguments.dropFirst()
-        var argv = arguments.map { strdup($0) } + [nil]
-        // This runs on a concurrency thread, which blocks most signals; exec would pass that mask on.
-        var none = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, nil)
-        execv(daemon, &argv)
-        let reason = String(cString: strerror(errno))
-        printError("volume-guard: cannot start the daemon, \(daemon): \(reason) (it is built and installed beside volume-guard)")
-        throw ExitCode.failure
-    }
-
-    /// This executable's path, whatever the command line called it.
-    private static var executable: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let environment = ProcessInfo.processInfo.environment
+        let flags = flags
+        let file = socket.configFile.file
+        let required = socket.configFile.config != nil
+        let configuration = Configuration(try socket.configFile.options().overridden(by: flags), environment: environment)
+        do {
+            // A reload reads the file again with the same parser; the flags still win over it.
+            try await Daemon.run(configuration, environment: environment) {
+                Configuration(try file.read(required: required).overridden(by: flags), environment: environment)
+            }
+        } catch {
+            printError("volume-guard: \(error)")
+            throw ExitCode.failure
+        }
     }
 }
 

@@ -28,7 +28,7 @@ struct AccessTests {
         let daemon = try await Daemon(on: server)
         try openUp(daemon.socketPath)
 
-        let refused = try outcome(of: asUser(Self.nobody, [Daemon.binary, "status", "--json", "--socket", daemon.socketPath]))
+        let refused = try outcome(of: asUser(Self.nobody, [Daemon.binaryForAnyone, "status", "--json", "--socket", daemon.socketPath]))
         #expect(refused.status == 1, "\(refused.errors)")
         #expect(refused.output.isEmpty)
         #expect(refused.errors.contains("closed the connection"), "\(refused.errors)")
@@ -45,16 +45,16 @@ struct AccessTests {
         let daemon = try await Daemon(
             socketPath: socketPath, environment: ["HOME": directory, "XDG_RUNTIME_DIR": directory],
             arguments: ["--server", "unix:\(directory)/no-audio-server"],
-            launcher: asUser(Self.nobody, []), waitForGuarding: false
+            launcher: asUser(Self.nobody, []), binary: Daemon.binaryForAnyone, waitForGuarding: false
         )
         #expect(try owner(of: socketPath) == Self.nobody)
         try openUp(socketPath)
 
-        let own = try outcome(of: asUser(Self.nobody, [Daemon.binary, "status", "--socket", socketPath]))
+        let own = try outcome(of: asUser(Self.nobody, [Daemon.binaryForAnyone, "status", "--socket", socketPath]))
         #expect(own.status == 0, "\(own.errors)")
         #expect(own.output.contains("state       connecting"), "\(own.output)")
         #expect(try await daemon.status().state == .connecting)
-        let stranger = try outcome(of: asUser(Self.stranger, [Daemon.binary, "status", "--socket", socketPath]))
+        let stranger = try outcome(of: asUser(Self.stranger, [Daemon.binaryForAnyone, "status", "--socket", socketPath]))
         #expect(stranger.status == 1)
         #expect(stranger.output.isEmpty)
         #expect(await eventually { daemon.log.contains("uid=\(Self.stranger)") })

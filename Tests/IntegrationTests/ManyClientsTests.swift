@@ -45,13 +45,13 @@ struct ManyClientsTests {
         let stalled = try RawSocket(connectingTo: daemon.socketPath)
         stalled.send(line: #"{"cmd":"subscribe"}"#)
         #expect(try await eventually { try await daemon.status().subscribers == 2 })
-        let baseline = try daemon.residentKiB
+        let baseline = try daemon.anonymousKiB
 
         let total = 3000
         var peak = baseline
         for number in 1...total {
             try await keys.pressUp(by: 3277)
-            if number % 250 == 0 { peak = max(peak, try daemon.residentKiB) }
+            if number % 250 == 0 { peak = max(peak, try daemon.anonymousKiB) }
         }
         let presses = try await reader.waitForPresses(total)
         #expect(presses.map(\.seq) == Array(1...UInt64(total)))
@@ -68,7 +68,7 @@ struct ManyClientsTests {
         }
         #expect(seen == Array(1...UInt64(seen.count)))
         #expect(seen.count < total)
-        #expect(peak < baseline + 16 * 1024, "RSS rose from \(baseline) KiB to \(peak) KiB")
+        #expect(peak < baseline + 16 * 1024, "anonymous memory rose from \(baseline) KiB to \(peak) KiB")
     }
 
     @Test("Thousands of connections that come and go leave no descriptor and no subscriber behind")
@@ -77,7 +77,7 @@ struct ManyClientsTests {
         let daemon = try await Daemon(on: server)
         let subscriber = try await Subscriber(to: daemon)
         let baseline = try daemon.openFiles
-        let memory = try daemon.residentKiB
+        let memory = try daemon.anonymousKiB
 
         for round in 0..<4000 {
             let socket = try RawSocket(connectingTo: daemon.socketPath)
@@ -91,10 +91,10 @@ struct ManyClientsTests {
             }
         }
         let settled = try await eventually { try daemon.openFiles == baseline }
-        let (files, resident) = (try daemon.openFiles, try daemon.residentKiB)
+        let (files, resident) = (try daemon.openFiles, try daemon.anonymousKiB)
         #expect(settled, "\(files) files open, \(baseline) before")
         #expect(try await daemon.status().subscribers == 1)
-        #expect(resident < memory + 16 * 1024, "RSS rose from \(memory) KiB to \(resident) KiB")
+        #expect(resident < memory + 16 * 1024, "anonymous memory rose from \(memory) KiB to \(resident) KiB")
 
         try server.pactl("set-sink-volume", "guard_a", "+5%")
         #expect(try await subscriber.waitForPresses(1).count == 1)

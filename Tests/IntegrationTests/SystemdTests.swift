@@ -32,7 +32,7 @@ struct SystemdTests {
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
     }
 
-    @Test("scripts/install places both executables, unit and example config, and the unit passes systemd-analyze verify")
+    @Test("scripts/install places the executable, unit and example config, and the unit passes systemd-analyze verify")
     func install() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("install-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: prefix) }
@@ -44,7 +44,6 @@ struct SystemdTests {
         #expect(result.output.contains("systemctl --user enable --now volume-guard"), "\(result.output)")
         let unit = home + "/.config/systemd/user/volume-guard.service"
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/usr/bin/volume-guard"))
-        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/usr/bin/volume-guardd"), "run becomes the daemon beside it")
         #expect(FileManager.default.fileExists(atPath: home + "/.config/volume-guard/config.toml"))
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         #expect(text.contains("ExecStart=\(prefix)/usr/bin/volume-guard run\n"), "\(text)")

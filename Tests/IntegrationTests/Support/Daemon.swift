@@ -11,6 +11,21 @@ final class Daemon: @unchecked Sendable {
             .appendingPathComponent("volume-guard").path
     }
 
+    /// A copy of the executable that any user can run: the checkout may lie under a directory that other
+    /// users cannot enter (a home directory, mode 0700), and tests run steps as other users.
+    static let binaryForAnyone: String = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("volume-guard-bin-\(UUID().uuidString.prefix(8))").path
+        let copy = directory + "/volume-guard"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.copyItem(atPath: binary, toPath: copy)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
+        } catch {
+            fatalError("cannot copy \(binary) to \(copy): \(error)")
+        }
+        return copy
+    }()
+
     let process = Process()
     let socketPath: String
     let logPath: String
@@ -34,14 +49,14 @@ final class Daemon: @unchecked Sendable {
     /// that then runs the daemon's own, such as `setpriv` or `prlimit`), and waits as above.
     init(
         socketPath: String, environment: [String: String], arguments: [String] = [], launcher: [String] = [],
-        waitForGuarding: Bool = true
+        binary: String = Daemon.binary, waitForGuarding: Bool = true
     ) async throws {
         self.socketPath = socketPath
         let directory = (socketPath as NSString).deletingLastPathComponent
         logPath = directory + "/volume-guard.log"
         client = GuardClient(socketPath: socketPath)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let command = launcher + [Self.binary, "run", "--socket", socketPath, "--log-level", "debug"] + arguments
+        let command = launcher + [binary, "run", "--socket", socketPath, "--log-level", "debug"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         // Nor does a config file of the user's apply.
@@ -81,15 +96,11 @@ final class Daemon: @unchecked Sendable {
         get throws { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count }
     }
 
-    /// The daemon's resident memory in KiB.
-    var residentKiB: Int {
-        get throws { try procField("/proc/\(pid)/status", "VmRSS:") }
-    }
-
-    /// Whether the daemon has shed its start-up pages (a second after start), waiting for it. Resident
-    /// memory compared across that moment would count code faulted back in as growth, or hide growth.
-    func startupShed() async -> Bool {
-        await eventually { log.contains("start-up pages shed") }
+    /// The daemon's own resident memory (anonymous pages: heap and stacks) in KiB. Code and library
+    /// pages are shared and reclaimable, and come and go with what has run lately: not what the daemon
+    /// holds on to.
+    var anonymousKiB: Int {
+        get throws { try procField("/proc/\(pid)/status", "RssAnon:") }
     }
 
     /// The daemon's soft limit on open files.

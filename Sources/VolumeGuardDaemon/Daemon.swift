@@ -1,0 +1,55 @@
+import FoundationEssentials
+import GuardSettings
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// The daemon: binds the control socket, guards the sink, serves clients, reloads on SIGHUP and gives
+/// every sink back on SIGTERM or SIGINT. `volume-guard run` calls it in its own process.
+public enum Daemon {
+    /// Runs until a graceful shutdown. `reload` reads the configuration again (the config file, with the
+    /// start's flags still on top) when SIGHUP comes; its errors are logged and the configuration in use
+    /// is kept.
+    public static func run(
+        _ configuration: Configuration, environment: [String: String],
+        reload: @escaping @Sendable () throws -> Configuration
+    ) async throws {
+        // One event loop does all the daemon's network work: on one thread the guard and its clients'
+        // channels never wait for each other, and a many-core desktop does not get a thread per core.
+        NIOSingletons.groupLoopCountSuggestion = 1
+        let threshold = JournalLogHandler.Threshold(configuration.logLevel)
+        let style = JournalLogHandler.style(environment: environment)
+        LoggingSystem.bootstrap { _ in JournalLogHandler(style: style, threshold: threshold) }
+        let logger = Logger(label: "volume-guard")
+        logger.debug("open files limit", metadata: ["limit": "\(OpenFileLimit.raiseToHard().map(String.init) ?? "unknown")"])
+        // Trapped before anything else: SIGHUP's default action would end the daemon.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+
+        let path = configuration.socketPath
+        try FileManager.default.createDirectory(
+            atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let notifier = SystemdNotifier(environment: environment)
+        let actions = ActionRunner(actions: configuration.actions, logger: logger)
+        let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
+        logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
+        let sinkGuard = SinkGuard(configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier)
+        let control = try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+        let reloader = ConfigReloader(
+            hangups: hangups, load: reload, initial: configuration, sinkGuard: sinkGuard, threshold: threshold,
+            notifier: notifier, logger: logger
+        )
+        // Shut down in reverse: stop reloading, close the socket, give the sink back, then stop actions.
+        let services: [any Service] = [actions, sinkGuard, control, reloader]
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services.map {
+                .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+            },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+    }
+}
