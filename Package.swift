@@ -91,16 +91,26 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // The commands that talk to a running daemon, and `config`: no daemon in them.
+        .target(
+            name: "ClientCommands",
+            dependencies: [
+                "GuardConfig",
+                "GuardProtocol",
+                "GuardSettings",
+                "VolumeGuardClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The command-line tool: the client commands, and `run`, the daemon.
         .executableTarget(
             name: "volume-guard",
             dependencies: [
+                "ClientCommands",
+                "GuardSettings",
                 "VolumeGuardDaemon",
-                "GuardConfig",
-                "VolumeGuardClient",
-                "GuardProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

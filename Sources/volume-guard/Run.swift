@@ -1,5 +1,6 @@
 import GuardSettings
 import ArgumentParser
+import ClientCommands
 import Foundation
 import VolumeGuardCore
 import Logging

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ClientCommands
 import GuardProtocol
 
 @main

@@ -3,8 +3,10 @@ import Foundation
 import VolumeGuardClient
 import GuardProtocol
 
-struct Watch: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print each press as it happens, until interrupted.")
+public struct Watch: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(abstract: "Print each press as it happens, until interrupted.")
 
     @OptionGroup var socket: SocketOptions
 
@@ -17,7 +19,7 @@ struct Watch: AsyncParsableCommand {
     @Flag(help: "Print the daemon's raw JSON lines.")
     var json = false
 
-    func run() async throws {
+    public func run() async throws {
         try await talkToDaemon(at: socket.path) { client in
             try await client.withSession { session in
                 try await session.send(Request(.subscribe, since: since))

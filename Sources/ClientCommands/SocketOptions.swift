@@ -2,18 +2,19 @@ import GuardSettings
 import ArgumentParser
 import Foundation
 import GuardConfig
-import VolumeGuardDaemon
 
 /// Where the control socket is, for every command: `--socket`, else `VOLUME_GUARD_SOCKET`, else the
 /// config file's `socket`, else `$XDG_RUNTIME_DIR/volume-guard.sock`.
-struct SocketOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The control socket.", valueName: "path"))
-    var socket: String?
+public struct SocketOptions: ParsableArguments {
+    public init() {}
 
-    @OptionGroup var configFile: ConfigFileOptions
+    @Option(name: .long, help: ArgumentHelp("The control socket.", valueName: "path"))
+    public var socket: String?
+
+    @OptionGroup public var configFile: ConfigFileOptions
 
     /// The socket the command line gives: `--socket`, else `VOLUME_GUARD_SOCKET`, which stands for it.
-    var given: String? {
+    public var given: String? {
         socket ?? configFile.environment["VOLUME_GUARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -26,18 +27,20 @@ struct SocketOptions: ParsableArguments {
 }
 
 /// Which config file: `--config`, else `$XDG_CONFIG_HOME/volume-guard/config.toml`.
-struct ConfigFileOptions: ParsableArguments {
+public struct ConfigFileOptions: ParsableArguments {
+    public init() {}
+
     @Option(name: .long, help: ArgumentHelp("The config file (default: $XDG_CONFIG_HOME/volume-guard/config.toml).", valueName: "path"))
-    var config: String?
+    public var config: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// The config file's options. A file named with `--config` must exist; the default one may not.
-    func options() throws -> Options {
+    public func options() throws -> Options {
         try exitingOnMistake { () throws(ConfigError) in try file.read(required: config != nil) }
     }
 
-    var file: ConfigFile {
+    public var file: ConfigFile {
         ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment))
     }
 

@@ -2,22 +2,26 @@ import ArgumentParser
 import VolumeGuardClient
 import GuardProtocol
 
-struct Pause: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Let the volume keys act normally until `resume`.")
+public struct Pause: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(abstract: "Let the volume keys act normally until `resume`.")
 
     @OptionGroup var socket: SocketOptions
 
-    func run() async throws {
+    public func run() async throws {
         try await send(.pause, to: socket.path)
     }
 }
 
-struct Resume: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Guard again, holding the current volume.")
+public struct Resume: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(abstract: "Guard again, holding the current volume.")
 
     @OptionGroup var socket: SocketOptions
 
-    func run() async throws {
+    public func run() async throws {
         try await send(.resume, to: socket.path)
     }
 }

@@ -2,15 +2,17 @@ import ArgumentParser
 import VolumeGuardClient
 import GuardProtocol
 
-struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show what the daemon is doing.")
+public struct Status: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(abstract: "Show what the daemon is doing.")
 
     @OptionGroup var socket: SocketOptions
 
     @Flag(help: "Print the daemon's raw JSON reply.")
     var json = false
 
-    func run() async throws {
+    public func run() async throws {
         try await talkToDaemon(at: socket.path) { client in
             try await client.withSession { session in
                 try await session.send(Request(.status))

@@ -28,6 +28,6 @@ func printLine(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-func printError(_ text: String) {
+public func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }

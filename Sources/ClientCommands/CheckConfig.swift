@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
-import VolumeGuardDaemon
+import GuardConfig
+import GuardSettings
 
 /// `volume-guard config`: reads the config file as `run` and a reload do. The daemon reloads through
 /// `config --json`, so that the file is only ever read by this one parser.
-struct CheckConfig: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct CheckConfig: ParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Check the config file: exit 0 when it is right, 2 naming the line and key of a mistake.",
         discussion: "Check a file before `systemctl --user reload volume-guard`: a reload refuses a file with a mistake."
@@ -16,7 +19,7 @@ struct CheckConfig: ParsableCommand {
     @Flag(help: "Print the settings the file makes, as JSON.")
     var json = false
 
-    func run() throws {
+    public func run() throws {
         let options = try configFile.options()
         if json {
             let encoder = JSONEncoder()
