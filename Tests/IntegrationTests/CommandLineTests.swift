@@ -71,7 +71,9 @@ struct CommandLineTests {
 
         let lines = human.output.split(separator: "\n")
         #expect(lines.first == "-- some presses after #0 are no longer in the daemon's history; replaying from the oldest it has")
-        #expect(lines.dropFirst().prefix(3).map { $0.split(separator: " ").last } == ["#2", "#3", "#4"])
+        // A gesture of the first presses may be told live among them: only the press lines count here.
+        let presses = lines.filter { $0.contains("  up  guard_a  #") }
+        #expect(presses.map { $0.split(separator: " ").last } == ["#2", "#3", "#4"])
         #expect(lines.dropFirst().first?.contains("Z  up  guard_a  #2") == true, "\(lines)")
         let messages = raw.output.split(separator: "\n").compactMap { ServerMessage(line: Array($0.utf8)) }
         guard case .subscribed(let reply)? = messages.first else {

@@ -1,0 +1,78 @@
+import GuardProtocol
+import NIOCore
+
+/// The subscribers and what they are owed: each press and gesture as it happens, a state line when the
+/// state or the guarded sink changes, and, for one that resumes with `since`, the presses it missed.
+///
+/// Owned by `SinkGuard` and used only from inside it, so a subscription, its replay and the live lines
+/// after it are ordered by the actor: no press falls between replay and live, none is sent twice.
+struct SubscriberHub {
+    private var queues: [ObjectIdentifier: ClientQueue] = [:]
+    /// The subscribers that asked for presses without gesture lines.
+    private var gestureless: Set<ObjectIdentifier> = []
+    /// The latest presses, replayed to subscribers that resume with `since`.
+    private var history: PressHistory
+    /// The state line subscribers were last sent.
+    private var announced: StateMessage?
+
+    init(historyCapacity: Int) {
+        history = PressHistory(capacity: historyCapacity)
+    }
+
+    var count: Int { queues.count }
+
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
+    /// `queue` for live lines. A nil `since` means live presses only.
+    mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool, lastSeq: UInt64) {
+        let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false)
+        queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, gap: replay.gap)))
+        for line in replay.lines {
+            guard queue.send(line) else { return }
+        }
+        queues[ObjectIdentifier(queue)] = queue
+        if !gestures { gestureless.insert(ObjectIdentifier(queue)) }
+    }
+
+    mutating func unsubscribe(_ queue: ClientQueue) {
+        queues[ObjectIdentifier(queue)] = nil
+        gestureless.remove(ObjectIdentifier(queue))
+    }
+
+    /// Keeps the press for replays and sends it to every subscriber; returns how many were cut loose.
+    mutating func publish(seq: UInt64, _ line: ByteBuffer) -> Int {
+        history.append(seq: seq, line: line)
+        return broadcast(line)
+    }
+
+    /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.
+    mutating func publishGesture(_ line: ByteBuffer) -> Int {
+        broadcast(line, skipping: gestureless)
+    }
+
+    /// Sends `state` if it is news: the state or the guarded sink changed. `guarding` without a sink is
+    /// the middle of a switch of sinks, not worth a line. Returns whether it was sent, and how many
+    /// subscribers were cut loose.
+    mutating func announce(_ state: StateMessage) -> (sent: Bool, cutLoose: Int) {
+        guard state != announced, state.state != .guarding || state.sink != nil else { return (false, 0) }
+        announced = state
+        return (true, broadcast(ByteBuffer(line: state)))
+    }
+
+    /// Ends every subscription: the daemon is stopping.
+    mutating func finishAll() {
+        for queue in queues.values { queue.finish() }
+        queues = [:]
+        gestureless = []
+    }
+
+    /// Queues one line for every subscriber but those `skipping`; one that cannot take it is dropped.
+    private mutating func broadcast(_ line: ByteBuffer, skipping: Set<ObjectIdentifier> = []) -> Int {
+        var cutLoose = 0
+        for (key, queue) in queues where !skipping.contains(key) && !queue.send(line) {
+            queues[key] = nil
+            gestureless.remove(key)
+            cutLoose += 1
+        }
+        return cutLoose
+    }
+}
