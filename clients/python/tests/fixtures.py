@@ -16,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -151,13 +151,13 @@ class Daemon:
 class Collector:
     """Iterates a blocking `presses()` in a thread and keeps what it yields, for the test to look at."""
 
-    def __init__(self, events: Iterable[dict[str, Any]]) -> None:
-        self.events: list[dict[str, Any]] = []
+    def __init__(self, events: Iterable[Mapping[str, Any]]) -> None:
+        self.events: list[Mapping[str, Any]] = []
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._collect, args=(events,), daemon=True)
         self._thread.start()
 
-    def _collect(self, events: Iterable[dict[str, Any]]) -> None:
+    def _collect(self, events: Iterable[Mapping[str, Any]]) -> None:
         try:
             for event in events:
                 self.events.append(event)
@@ -170,10 +170,10 @@ class Collector:
         return not self._thread.is_alive()
 
 
-def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+def of_type(events: list[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
     return [event for event in events if event["type"] == kind]
 
 
-def seqs(events: list[dict[str, Any]]) -> list[int]:
+def seqs(events: list[Mapping[str, Any]]) -> list[int]:
     """The seqs of the presses among `events`, in order."""
     return [event["seq"] for event in of_type(events, "press")]

@@ -3,7 +3,9 @@
 import socket
 import tempfile
 import unittest
+from typing import Any
 
+# fixtures first: it puts the checkout's package on sys.path.
 from fixtures import AudioServer, Collector, Daemon, eventually, of_type, seqs
 
 from volume_guard import Client, DaemonUnavailable, VolumeGuardError
@@ -30,11 +32,11 @@ class DaemonTestCase(unittest.TestCase):
         self.addCleanup(self.daemon.stop)
         self.client = Client(self.daemon.socket_path)
 
-    def follow(self, **options: object) -> Collector:
+    def follow(self, **options: Any) -> Collector:
         """Iterates `presses(**options)` in the background until the test ends; returns once the
         daemon has registered the subscription, so that a press made next is seen live."""
         subscribers = self.daemon.raw({"cmd": "status"})["subscribers"]
-        stream = self.client.presses(**options)  # type: ignore[arg-type]
+        stream = self.client.presses(**options)
         collector = Collector(stream)
         self.addCleanup(stream.close)
         self.assertTrue(eventually(lambda: self.daemon.raw({"cmd": "status"})["subscribers"] > subscribers))

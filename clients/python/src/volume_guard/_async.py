@@ -2,7 +2,7 @@
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, cast
 
 from ._errors import DaemonUnavailable
@@ -56,7 +56,7 @@ class AsyncClient:
 
     async def presses(
         self, since: int | None = None, *, gestures: bool = True, states: bool = False
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """What `Client.presses()` yields, for `async for`. It ends when the loop is left or the task
         cancelled; `contextlib.aclosing()` closes its connection right at a `break`."""
         subscription = Subscription(self.path, since, gestures=gestures, states=states)
