@@ -67,7 +67,7 @@ class Subscription:
         self._delay = FIRST_DELAY
         if self.since is not None and last_seq < self.since:
             # Seqs count from 1 in each daemon: this is a new one. Its presses are wanted from its first.
-            log.info("the daemon at %s is a new one; replaying its presses from the first", self.path)
+            log.debug("the daemon at %s is a new one; replaying its presses from the first", self.path)
             self.since, self.resubscribe = 0, True
             return [Restart(type="restart", last_seq=last_seq)]
         events: list[Event] = []
