@@ -132,6 +132,11 @@ class PressesTests(DaemonTestCase):
         self.assertTrue(eventually(lambda: seqs(without.events) == [1]), without.events)
         self.assertEqual(of_type(without.events, "state"), [])
 
+    def test_a_refused_subscription_raises_with_the_daemons_code(self) -> None:
+        with self.assertRaises(VolumeGuardError) as caught:
+            next(self.client.presses(since=-1))
+        self.assertEqual(caught.exception.code, "invalid-field")
+
     def test_close_ends_the_iteration_from_another_thread(self) -> None:
         stream = self.client.presses()
         collector = Collector(stream)
