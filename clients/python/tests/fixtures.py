@@ -9,6 +9,7 @@ import asyncio
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -101,7 +102,7 @@ class Daemon:
             )
         eventually(lambda: self.process.poll() is not None or self.state() == "guarding")
         if self.state() != "guarding":
-            self.stop()
+            self.stop()  # its directory stays, for its log
             raise AssertionError(f"the daemon did not start guarding; its log:\n{self.log}")
 
     @property
@@ -146,6 +147,11 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         return self.process.returncode
+
+    def close(self) -> None:
+        """Stops the daemon and removes its directory (a cleanup: another daemon's socket may be in it)."""
+        self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 class Collector:

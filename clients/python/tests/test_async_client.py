@@ -53,7 +53,7 @@ class AsyncDaemonTestCase(AsyncTestCase):
 
     def setUp(self) -> None:
         self.daemon = Daemon(server, *self.arguments)
-        self.addCleanup(self.daemon.stop)
+        self.addCleanup(self.daemon.close)
         self.client = AsyncClient(self.daemon.socket_path)
 
 
@@ -112,14 +112,14 @@ class AsyncGapTests(AsyncDaemonTestCase):
 class AsyncRestartTests(AsyncTestCase):
     async def test_presses_resume_across_a_daemon_restart(self) -> None:
         first = await asyncio.to_thread(Daemon, server)
-        self.addCleanup(first.stop)
+        self.addCleanup(first.close)
         events = await self.follow(AsyncClient(first.socket_path), first, gestures=False)
         await asyncio.to_thread(first.press, 2)
         self.assertTrue(await eventually_async(lambda: seqs(events) == [1, 2]), events)
 
         self.assertEqual(await asyncio.to_thread(first.stop), 0)
         second = await asyncio.to_thread(Daemon, server, socket_path=first.socket_path)
-        self.addCleanup(second.stop)
+        self.addCleanup(second.close)
         await asyncio.to_thread(second.press)
         self.assertTrue(await eventually_async(lambda: seqs(events) == [1, 2, 1]), events)
         await asyncio.to_thread(second.press)

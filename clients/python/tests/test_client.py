@@ -29,7 +29,7 @@ class DaemonTestCase(unittest.TestCase):
 
     def setUp(self) -> None:
         self.daemon = Daemon(server, *self.arguments)
-        self.addCleanup(self.daemon.stop)
+        self.addCleanup(self.daemon.close)
         self.client = Client(self.daemon.socket_path)
 
     def follow(self, **options: Any) -> Collector:
@@ -179,7 +179,7 @@ class GapTests(DaemonTestCase):
 class RestartTests(unittest.TestCase):
     def test_presses_resume_across_a_daemon_restart(self) -> None:
         first = Daemon(server)
-        self.addCleanup(first.stop)
+        self.addCleanup(first.close)
         stream = Client(first.socket_path).presses(gestures=False)
         self.addCleanup(stream.close)
         collector = Collector(stream)
@@ -189,7 +189,7 @@ class RestartTests(unittest.TestCase):
 
         self.assertEqual(first.stop(), 0)
         second = Daemon(server, socket_path=first.socket_path)
-        self.addCleanup(second.stop)
+        self.addCleanup(second.close)
         # Made before or after the client is back: a new daemon's first press is yielded either way.
         second.press()
         self.assertTrue(eventually(lambda: seqs(collector.events) == [1, 2, 1]), collector.events)
