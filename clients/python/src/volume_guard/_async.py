@@ -80,4 +80,4 @@ class AsyncClient:
             finally:
                 if writer is not None:
                     writer.close()
-            await asyncio.sleep(subscription.failed(error) if error else subscription.ended())
+            await asyncio.sleep(subscription.failed(error) if error is not None else subscription.ended())

@@ -117,7 +117,7 @@ class Presses(Iterator[Event]):
                 error = failure
             if self._closed.is_set():
                 return
-            self._closed.wait(subscription.failed(error) if error else subscription.ended())
+            self._closed.wait(subscription.failed(error) if error is not None else subscription.ended())
 
     def _connection_events(self) -> Iterator[Event]:
         """Subscribes on a new connection and yields its events until it ends."""
