@@ -5,6 +5,8 @@ import Testing
 @Suite("The example clients", .serialized)
 struct ExamplesTests {
     static let examples = repositoryRoot.appendingPathComponent("examples").path
+    /// The volume_guard package that examples/client.py imports, from the checkout rather than installed.
+    static let pythonPackage = repositoryRoot.appendingPathComponent("clients/python/src").path
 
     @Test("examples/watch.sh and examples/client.py print replayed and live presses; client.py resumes across a daemon restart")
     func examples() async throws {
@@ -16,7 +18,10 @@ struct ExamplesTests {
         for _ in 0..<2 { try await keys.pressUp(by: 3277) }
 
         let shell = try BackgroundCommand([Self.examples + "/watch.sh", "0"], environment: environment)
-        let python = try BackgroundCommand(["python3", Self.examples + "/client.py", "--since", "1"], environment: environment)
+        let python = try BackgroundCommand(
+            ["python3", Self.examples + "/client.py", "--since", "1"],
+            environment: environment.merging(["PYTHONPATH": Self.pythonPackage]) { $1 }
+        )
         #expect(await eventually { seqs(in: shell.output) == [1, 2] && seqs(in: python.output) == [2] })
         try await keys.pressUp(by: 3277)
         #expect(await eventually { seqs(in: shell.output) == [1, 2, 3] && seqs(in: python.output) == [2, 3] })

@@ -1,0 +1,56 @@
+"""A client for volume-guard's control socket: ask the daemon what it does, pause and resume it, and
+receive every press of the volume keys, across reconnections and daemon restarts.
+
+    from volume_guard import Client
+
+    for event in Client().presses():
+        if event["type"] == "press":
+            print(event["direction"], event["seq"])
+
+The protocol is docs/PROTOCOL.md in volume-guard's repository; every message is the dict its JSON
+line makes, typed by the TypedDicts below.
+"""
+
+from ._async import AsyncClient
+from ._errors import DaemonUnavailable, VolumeGuardError
+from ._messages import (
+    Direction,
+    Event,
+    Gap,
+    Gesture,
+    Level,
+    Paused,
+    Pong,
+    Press,
+    PressCounts,
+    Restart,
+    Resumed,
+    State,
+    Status,
+    Version,
+)
+from ._paths import default_socket_path
+from ._sync import Client, Presses
+
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "DaemonUnavailable",
+    "Direction",
+    "Event",
+    "Gap",
+    "Gesture",
+    "Level",
+    "Paused",
+    "Pong",
+    "Press",
+    "PressCounts",
+    "Presses",
+    "Restart",
+    "Resumed",
+    "State",
+    "Status",
+    "Version",
+    "VolumeGuardError",
+    "default_socket_path",
+]
