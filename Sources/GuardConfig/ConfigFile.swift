@@ -57,19 +57,20 @@ public struct ConfigFile: Sendable {
         let root = Entries(table: table, place: .root, lines: lines, path: path)
         try root.rejectUnknown(Self.keys)
         var options = Options(
-            sink: try root.value("sink", as: \.string, "a sink name or pattern", check: Options.problem(text:)),
+            sink: try root.value("sink", as: \.string, "a sink name or pattern"),
             guardMute: try root.value("guard-mute", as: \.bool, "true or false"),
-            step: try root.value("step", as: \.number, "a number (percent)", check: Options.problem(step:)),
-            clampMargin: try root.value("clamp-margin", as: \.number, "a number (percent)", check: Options.problem(clampMargin:)),
-            history: try root.value("history", as: \.int, "a whole number", check: Options.problem(history:)),
-            socket: try root.value("socket", as: \.string, "a path", check: Options.problem(text:)),
-            server: try root.value("server", as: \.string, "a server address", check: Options.problem(text:)),
+            step: try root.value("step", as: \.number, "a number (percent)"),
+            clampMargin: try root.value("clamp-margin", as: \.number, "a number (percent)"),
+            history: try root.value("history", as: \.int, "a whole number"),
+            socket: try root.value("socket", as: \.string, "a path"),
+            server: try root.value("server", as: \.string, "a server address"),
             logLevel: try root.choice("log-level", Logger.Level.allCases.map(\.rawValue)).flatMap(Logger.Level.init(rawValue:)),
             mode: try root.choice("mode", GuardMode.allCases.map(\.rawValue)).flatMap(GuardMode.init(rawValue:)),
-            repeatPeriod: try root.value("repeat-period", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:)),
-            repeatDelay: try root.value("repeat-delay", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:)),
-            doubleWindow: try root.value("double-window", as: \.int, "a whole number (milliseconds)", check: Options.problem(milliseconds:))
+            repeatPeriod: try root.value("repeat-period", as: \.int, "a whole number (milliseconds)"),
+            repeatDelay: try root.value("repeat-delay", as: \.int, "a whole number (milliseconds)"),
+            doubleWindow: try root.value("double-window", as: \.int, "a whole number (milliseconds)")
         )
+        if let (key, problem) = options.problems.first { throw root.error(key, problem) }
         if table.contains(key: "action") {
             guard let list = table["action"]?.array else { throw root.error("action", "must be a list of [[action]] tables") }
             options.actions = []

@@ -66,26 +66,45 @@ public struct Options: Hashable, Sendable, Codable {
 
     // MARK: - Limits, shared by the file and the flags
 
+    /// What is wrong with the values set, by key, in the order of the keys: the config file names each
+    /// key's line, the command line its flag (`--` and the key). Checked once, here, for both.
+    public var problems: [(key: String, problem: String)] {
+        var found: [(key: String, problem: String)] = []
+        func check<Value>(_ key: String, _ value: Value?, _ problem: (Value) -> String?) {
+            if let value, let problem = problem(value) { found.append((key, problem)) }
+        }
+        check("sink", sink, Self.problem(text:))
+        check("step", step, Self.problem(step:))
+        check("clamp-margin", clampMargin, Self.problem(clampMargin:))
+        check("history", history, Self.problem(history:))
+        check("socket", socket, Self.problem(text:))
+        check("server", server, Self.problem(text:))
+        check("repeat-period", repeatPeriod, Self.problem(milliseconds:))
+        check("repeat-delay", repeatDelay, Self.problem(milliseconds:))
+        check("double-window", doubleWindow, Self.problem(milliseconds:))
+        return found
+    }
+
     /// The name that selects the default sink explicitly, as in `pactl`: a flag can then undo a file's `sink`.
     public static let defaultSinkName = "@DEFAULT_SINK@"
 
     /// What is wrong with a key step, or nil.
-    public static func problem(step: Double) -> String? {
+    static func problem(step: Double) -> String? {
         (0.1...100).contains(step) ? nil : "must be between 0.1 and 100 (percent)"
     }
 
     /// What is wrong with a clamp margin, or nil. Above 25 % the held level would barely be the user's.
-    public static func problem(clampMargin: Double) -> String? {
+    static func problem(clampMargin: Double) -> String? {
         clampMargin > 0 && clampMargin <= 25 ? nil : "must be more than 0 and at most 25 (percent)"
     }
 
     /// What is wrong with a gesture threshold, or nil.
-    public static func problem(milliseconds: Int) -> String? {
+    static func problem(milliseconds: Int) -> String? {
         (10...5000).contains(milliseconds) ? nil : "must be between 10 and 5000 (milliseconds)"
     }
 
     /// What is wrong with a history length, or nil.
-    public static func problem(history: Int) -> String? {
+    static func problem(history: Int) -> String? {
         let range = Configuration.historyCapacities
         return range.contains(history) ? nil : "must be between \(range.lowerBound) and \(range.upperBound) (presses)"
     }

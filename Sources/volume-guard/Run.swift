@@ -62,20 +62,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func validate() throws {
-        let problems: [(String, String?)] = [
-            ("--step", step.flatMap(Options.problem(step:))),
-            ("--clamp-margin", clampMargin.flatMap(Options.problem(clampMargin:))),
-            ("--history", history.flatMap(Options.problem(history:))),
-            ("--socket", socket.socket.flatMap(Options.problem(text:))),
-            ("--server", server.flatMap(Options.problem(text:))),
-            ("--sink", sink.flatMap(Options.problem(text:))),
-            ("--repeat-period", repeatPeriod.flatMap(Options.problem(milliseconds:))),
-            ("--repeat-delay", repeatDelay.flatMap(Options.problem(milliseconds:))),
-            ("--double-window", doubleWindow.flatMap(Options.problem(milliseconds:))),
-        ]
-        if let (flag, problem) = problems.first(where: { $0.1 != nil }), let problem {
-            throw ValidationError("\(flag) \(problem)")
-        }
+        if let (key, problem) = flags.problems.first { throw ValidationError("--\(key) \(problem)") }
     }
 
     /// What the command line sets; `VOLUME_GUARD_SOCKET` stands for `--socket`.
