@@ -113,22 +113,16 @@ public struct GuardCore: Sendable {
     private var recorded: Set<String> = []
     /// The custody last announced with `recordOriginals`.
     private var announcedCustody: [String: SinkLevel]
-    private var pendingWrites: Set<ResetTag> = []
     /// Changes are coming faster than keys repeat: resets wait until they pause (see `burstGap`).
     private var holdingBack = false
     private var releases: [Release] = []
-    private var readInFlight: ReadTicket?
-    /// Change events of the guarded sink since the last read was issued.
-    private var changesSinceRead = 0
-    /// The sink changed (or was written) since the last read was issued.
-    private var dirty = false
+    private var inFlight = InFlight()
+    private var ids = RequestIDs()
     private var verification: Verification?
     /// How often the default sink has been asked for again since there was last one to hold.
     private var defaultRechecks = 0
     /// A sink appeared on this connection while no default sink could be found.
     private var sinksWithoutDefault = false
-    private var nextTag: UInt64 = 0
-    private var nextTicket: UInt64 = 0
     private var outbox: [GuardAction] = []
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
@@ -190,7 +184,7 @@ public struct GuardCore: Sendable {
             // asked for again rather than compared with the name last heard: servers name a default before
             // its device exists (WirePlumber restores it by name, with no server change to follow), and
             // pipewire-pulse offers a passing dummy sink after a restart.
-            guard guarded == nil, readInFlight == nil, state == .noSink else { break }
+            guard guarded == nil, !inFlight.isReading, state == .noSink else { break }
             switch configuration.selection {
             case .defaultSink:
                 sinksWithoutDefault = true
@@ -198,17 +192,15 @@ public struct GuardCore: Sendable {
             case .matching: read(.index(index))
             }
         case .sinksRead(let ticket, let sinks):
-            guard ticket == readInFlight else { break }
-            readInFlight = nil
+            guard inFlight.answered(ticket) != nil else { break }
             guard state != .paused else {
                 giveBackRemembered(sinks)
                 break
             }
-            received(sinks.first { configuration.selection.admits($0.name) })
+            received(sinks.first { configuration.selection.admits($0.name) }, changes: 0)
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
-            dirty = true
-            changesSinceRead += 1
+            inFlight.sinkChanged()
             verification?.changedSince = true
             readIfDue()
         case .sinkRemoved(let index):
@@ -219,23 +211,21 @@ public struct GuardCore: Sendable {
                 checkRelease(at: position, reading)
                 break
             }
-            guard ticket == readInFlight else { break }
-            readInFlight = nil
-            received(reading)
+            guard let changes = inFlight.answered(ticket) else { break }
+            received(reading, changes: changes)
             readIfDue()
         case .written(let tag, _):
             if let position = releases.firstIndex(where: { $0.writes.contains(tag) }) {
                 releases[position].writes.remove(tag)
                 if releases[position].writes.isEmpty {
-                    nextTicket += 1
-                    releases[position].check = ReadTicket(seq: nextTicket)
-                    outbox.append(.readSink(.index(releases[position].sink), ReadTicket(seq: nextTicket)))
+                    let ticket = ids.ticket()
+                    releases[position].check = ticket
+                    outbox.append(.readSink(.index(releases[position].sink), ticket))
                 }
                 break
             }
-            guard pendingWrites.remove(tag) != nil, pendingWrites.isEmpty else { break }
+            guard inFlight.acknowledged(tag) else { break }
             resetAcknowledged = now
-            dirty = true
             readIfDue()
         case .wakeUp:
             wokeUp()
@@ -248,7 +238,7 @@ public struct GuardCore: Sendable {
             remembered = [:]
             recorded = []
             // A read made while paused (giving back recorded levels) is not one to guard by.
-            readInFlight = nil
+            inFlight.forget()
             setState(.connecting)
             seek()
         case .reconfigure(let new):
@@ -290,7 +280,7 @@ public struct GuardCore: Sendable {
         current.contested = false
         guarded = current
         // The next reading is judged against the new target and corrected to it.
-        dirty = true
+        inFlight.markDue()
         readIfDue()
     }
 
@@ -311,7 +301,7 @@ public struct GuardCore: Sendable {
     private mutating func follow(_ name: String?) {
         guard state != .stopped else { return }
         if let guarded, guarded.name == name { return }
-        if guarded == nil, readInFlight != nil, wanted == name { return }
+        if guarded == nil, inFlight.isReading, wanted == name { return }
         release()
         wanted = name
         guard state != .paused else { return }
@@ -390,15 +380,15 @@ public struct GuardCore: Sendable {
         remembered[lost.name] = lost.original
         dropGuarded()
         wanted = nil
-        readInFlight = nil
+        inFlight.forget()
         setState(.noSink)
         seek()
     }
 
     /// Issues the writes that put a released sink back at its original level.
     private mutating func restore(_ release: inout Release) {
-        let volumeTag = issueTag()
-        let muteTag = issueTag()
+        let volumeTag = ids.tag()
+        let muteTag = ids.tag()
         release.writes = [volumeTag, muteTag]
         release.check = nil
         outbox.append(.setVolume(sink: release.sink, release.original.volume, volumeTag))
@@ -428,12 +418,12 @@ public struct GuardCore: Sendable {
     private mutating func stopHolding() {
         release()
         wanted = nil
-        readInFlight = nil
+        inFlight.forget()
     }
 
     // MARK: - Judging readings
 
-    private mutating func received(_ reading: SinkState?) {
+    private mutating func received(_ reading: SinkState?, changes: Int) {
         guard var current = guarded else {
             if let reading, reading.name == wanted || configuration.selection.admits(reading.name) {
                 adopt(reading)
@@ -497,7 +487,7 @@ public struct GuardCore: Sendable {
         let isolated = current.seen == current.target && !inRun
         // A burst's first reading shows no press before it, but the server reporting several more
         // changes while the guard read does: a program is stepping. A key press is one change.
-        var burst = inBurst || changesSinceRead >= Self.burstChanges
+        var burst = inBurst || changes >= Self.burstChanges
         let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
         if delta != 0 {
             let size = UInt32(delta.magnitude)
@@ -505,7 +495,7 @@ public struct GuardCore: Sendable {
             let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
-            if count > 1, changesSinceRead > 0 { burst = true }
+            if count > 1, changes > 0 { burst = true }
             publish(delta > 0 ? .up : .down, count: count, on: current.name)
             current.lastPressed = level.volume
         } else if level.muted != current.seen.muted {
@@ -549,7 +539,7 @@ public struct GuardCore: Sendable {
         guard holdingBack else { return }
         guard inBurst, let lastPress else {
             holdingBack = false
-            dirty = true
+            inFlight.markDue()
             readIfDue()
             return
         }
@@ -585,7 +575,7 @@ public struct GuardCore: Sendable {
         let (found, next) = gestures.wakeUp(at: now)
         tell(found, wakeUp: next)
         checkBurst()
-        if guarded == nil, readInFlight == nil, state == .noSink, configuration.selection == .defaultSink {
+        if guarded == nil, !inFlight.isReading, state == .noSink, configuration.selection == .defaultSink {
             outbox.append(.readDefaultSink)
         }
     }
@@ -596,15 +586,11 @@ public struct GuardCore: Sendable {
         let target = current.target
         var wrote = false
         if level.volume != target.volume {
-            let tag = issueTag()
-            pendingWrites.insert(tag)
-            outbox.append(.setVolume(sink: current.index, current.held.volume, tag))
+            outbox.append(.setVolume(sink: current.index, current.held.volume, inFlight.write(&ids)))
             wrote = true
         }
         if level.muted != target.muted {
-            let tag = issueTag()
-            pendingWrites.insert(tag)
-            outbox.append(.setMute(sink: current.index, target.muted, tag))
+            outbox.append(.setMute(sink: current.index, target.muted, inFlight.write(&ids)))
             wrote = true
         }
         guard wrote else { return }
@@ -630,12 +616,10 @@ public struct GuardCore: Sendable {
 
     // MARK: - Reads, writes and bookkeeping
 
-    /// Reads the guarded sink when it may have changed, but never while a write or a read is in
-    /// flight: a reading taken then could not be told from the write's echo.
+    /// Reads the guarded sink when it may have changed and nothing is in flight (see `InFlight`).
     private mutating func readIfDue() {
-        guard dirty, pendingWrites.isEmpty, readInFlight == nil, let guarded else { return }
-        dirty = false
-        read(.index(guarded.index))
+        guard let guarded, let ticket = inFlight.readIfDue(&ids) else { return }
+        outbox.append(.readSink(.index(guarded.index), ticket))
     }
 
     /// Whether a press came within the last `KeyStep.isolation`: keys are repeating or a script is
@@ -650,41 +634,26 @@ public struct GuardCore: Sendable {
     }
 
     private mutating func read(_ query: SinkQuery) {
-        changesSinceRead = 0
-        outbox.append(.readSink(query, issueTicket()))
+        outbox.append(.readSink(query, inFlight.read(&ids)))
     }
 
     private mutating func readAll() {
-        outbox.append(.readSinks(issueTicket()))
-    }
-
-    /// A ticket for the one read in flight; a reply carrying an older one is stale.
-    private mutating func issueTicket() -> ReadTicket {
-        nextTicket += 1
-        let ticket = ReadTicket(seq: nextTicket)
-        readInFlight = ticket
-        return ticket
+        outbox.append(.readSinks(inFlight.read(&ids)))
     }
 
     /// No sink is held any more: nothing of its writes, reads or bursts is awaited.
     private mutating func dropGuarded() {
         guarded = nil
-        pendingWrites = []
+        inFlight.dropHeld()
         holdingBack = false
         verification = nil
-        dirty = false
-    }
-
-    private mutating func issueTag() -> ResetTag {
-        nextTag += 1
-        return ResetTag(seq: nextTag)
     }
 
     private mutating func forgetConnection() {
         dropGuarded()
         wanted = nil
         releases = []
-        readInFlight = nil
+        inFlight.forget()
     }
 
     private mutating func setState(_ new: GuardState) {
