@@ -77,16 +77,6 @@ public struct GuardCore: Sendable {
         var attempt = 0
     }
 
-    /// A sink being given back: its restore writes, then a reading to check that they took.
-    private struct Release: Hashable, Sendable {
-        var sink: UInt32
-        var name: String
-        var original: SinkLevel
-        var writes: Set<ResetTag> = []
-        var check: ReadTicket?
-        var attempt = 0
-    }
-
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
     public private(set) var presses = PressCounts()
@@ -105,17 +95,9 @@ public struct GuardCore: Sendable {
 
     /// The default sink the core is resolving or holding.
     private var wanted: String?
-    /// The original levels of sinks lost without being given back (the server went away, the device was
-    /// unplugged), by name: when such a sink comes back, its level may be the held one the server kept,
-    /// and what is restored in the end must still be the user's own.
-    private var remembered: [String: SinkLevel] = [:]
-    /// The names in `remembered` that came from a previous run's record, for the log.
-    private var recorded: Set<String> = []
-    /// The custody last announced with `recordOriginals`.
-    private var announcedCustody: [String: SinkLevel]
+    private var custodian: Custodian
     /// Changes are coming faster than keys repeat: resets wait until they pause (see `burstGap`).
     private var holdingBack = false
-    private var releases: [Release] = []
     private var inFlight = InFlight()
     private var ids = RequestIDs()
     private var verification: Verification?
@@ -132,25 +114,18 @@ public struct GuardCore: Sendable {
         self.configuration = configuration
         self.keyStep = KeyStep(configured: configuration.keyStep)
         self.gestures = GestureDetector(configuration: configuration.gestures)
-        self.remembered = remembered
-        recorded = Set(remembered.keys)
-        announcedCustody = remembered
+        custodian = Custodian(recorded: remembered)
     }
 
     /// The original levels the core is answerable for, by sink name: the held sink's, those being given
     /// back, and those of sinks lost (or recorded by a previous run) that will be given back if seen.
-    public var custody: [String: SinkLevel] {
-        var custody = remembered
-        for release in releases { custody[release.name] = release.original }
-        if let guarded { custody[guarded.name] = guarded.original }
-        return custody
-    }
+    public var custody: [String: SinkLevel] { custodian.custody(holding: guarded) }
 
     /// Whether another client fought the guard over this sink, and the guard now holds that client's level.
     public var isContested: Bool { guarded?.contested ?? false }
 
     /// True once every sink given back has been read back at its original level (or given up on).
-    public var isReleased: Bool { releases.isEmpty }
+    public var isReleased: Bool { custodian.isReleased }
 
     /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
@@ -164,14 +139,14 @@ public struct GuardCore: Sendable {
             sinksWithoutDefault = false
             guard state != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.
-                if !remembered.isEmpty { readAll() }
+                if !custodian.remembered.isEmpty { readAll() }
                 break
             }
             setState(.connecting)
             seek()
         case .disconnected:
             gestures.interrupt(at: now).forEach { outbox.append(.gesture($0)) }
-            if let guarded { remembered[guarded.name] = guarded.original }
+            if let guarded { custodian.remember(guarded) }
             forgetConnection()
             if state != .paused && state != .stopped { setState(.connecting) }
         case .serverChanged:
@@ -194,7 +169,7 @@ public struct GuardCore: Sendable {
         case .sinksRead(let ticket, let sinks):
             guard inFlight.answered(ticket) != nil else { break }
             guard state != .paused else {
-                giveBackRemembered(sinks)
+                outbox += custodian.giveBackRemembered(sinks, ids: &ids)
                 break
             }
             received(sinks.first { configuration.selection.admits($0.name) }, changes: 0)
@@ -207,21 +182,16 @@ public struct GuardCore: Sendable {
             guard let lost = guarded, index == lost.index else { break }
             lose(lost)
         case .sinkRead(let ticket, let reading):
-            if let position = releases.firstIndex(where: { $0.check == ticket }) {
-                checkRelease(at: position, reading)
+            if let actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
+                outbox += actions
                 break
             }
             guard let changes = inFlight.answered(ticket) else { break }
             received(reading, changes: changes)
             readIfDue()
         case .written(let tag, _):
-            if let position = releases.firstIndex(where: { $0.writes.contains(tag) }) {
-                releases[position].writes.remove(tag)
-                if releases[position].writes.isEmpty {
-                    let ticket = ids.ticket()
-                    releases[position].check = ticket
-                    outbox.append(.readSink(.index(releases[position].sink), ticket))
-                }
+            if let actions = custodian.acknowledged(tag, ids: &ids) {
+                outbox += actions
                 break
             }
             guard inFlight.acknowledged(tag) else { break }
@@ -235,8 +205,7 @@ public struct GuardCore: Sendable {
             setState(.paused)
         case .resume:
             guard state == .paused else { break }
-            remembered = [:]
-            recorded = []
+            custodian.forgetRemembered()
             // A read made while paused (giving back recorded levels) is not one to guard by.
             inFlight.forget()
             setState(.connecting)
@@ -247,13 +216,10 @@ public struct GuardCore: Sendable {
             guard state != .stopped else { break }
             stopHolding()
             // A sink that is gone at the end cannot be given back: its record ends with this run.
-            remembered = [:]
+            custodian.forgetRemembered()
             setState(.stopped)
         }
-        if custody != announcedCustody {
-            announcedCustody = custody
-            outbox.insert(.recordOriginals(custody), at: 0)
-        }
+        if let record = custodian.announce(holding: guarded) { outbox.insert(record, at: 0) }
         defer { outbox = [] }
         return outbox
     }
@@ -282,18 +248,6 @@ public struct GuardCore: Sendable {
         // The next reading is judged against the new target and corrected to it.
         inFlight.markDue()
         readIfDue()
-    }
-
-    /// While paused, gives each remembered sink that is present its original level back.
-    private mutating func giveBackRemembered(_ sinks: [SinkState]) {
-        for sink in sinks {
-            guard let original = remembered[sink.name], original.volume.channels.count == sink.volume.channels.count else { continue }
-            remembered[sink.name] = nil
-            if recorded.remove(sink.name) != nil { outbox.append(.report(.recovered(sink: sink.name, to: original))) }
-            var release = Release(sink: sink.index, name: sink.name, original: original)
-            restore(&release)
-            releases.append(release)
-        }
     }
 
     // MARK: - Following the default sink
@@ -343,12 +297,8 @@ public struct GuardCore: Sendable {
     }
 
     private mutating func adopt(_ reading: SinkState) {
-        var original = SinkLevel(volume: reading.volume, muted: reading.muted)
-        if let kept = remembered.removeValue(forKey: reading.name),
-           kept.volume.channels.count == reading.volume.channels.count {
-            original = kept
-            if recorded.remove(reading.name) != nil { outbox.append(.report(.recovered(sink: reading.name, to: kept))) }
-        }
+        let (original, recovered) = custodian.take(reading)
+        if let recovered { outbox.append(.report(recovered)) }
         defaultRechecks = 0
         contest = Contest()
         let held = HeldLevel(holding: original.volume, margin: configuration.clampMargin)
@@ -364,12 +314,9 @@ public struct GuardCore: Sendable {
     /// Gives the guarded sink its original level back and stops holding it.
     private mutating func release() {
         guard let guarded else { return }
-        var release = Release(sink: guarded.index, name: guarded.name, original: guarded.original)
-        restore(&release)
-        releases.append(release)
+        outbox += custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
         contest = Contest()
         outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
-        remembered[guarded.name] = nil
         dropGuarded()
     }
 
@@ -377,41 +324,12 @@ public struct GuardCore: Sendable {
     /// is kept for when it comes back. Look for another sink to hold.
     private mutating func lose(_ lost: Guarded) {
         outbox.append(.report(.sinkLost(sink: lost.name)))
-        remembered[lost.name] = lost.original
+        custodian.remember(lost)
         dropGuarded()
         wanted = nil
         inFlight.forget()
         setState(.noSink)
         seek()
-    }
-
-    /// Issues the writes that put a released sink back at its original level.
-    private mutating func restore(_ release: inout Release) {
-        let volumeTag = ids.tag()
-        let muteTag = ids.tag()
-        release.writes = [volumeTag, muteTag]
-        release.check = nil
-        outbox.append(.setVolume(sink: release.sink, release.original.volume, volumeTag))
-        outbox.append(.setMute(sink: release.sink, release.original.muted, muteTag))
-    }
-
-    /// Judges the reading after a release's writes: done when the sink is back at its original level
-    /// (or gone); otherwise a write did not take (pipewire-pulse's stale cache) and is issued again.
-    private mutating func checkRelease(at position: Int, _ reading: SinkState?) {
-        var release = releases[position]
-        guard let reading, SinkLevel(volume: reading.volume, muted: reading.muted) != release.original else {
-            releases.remove(at: position)
-            return
-        }
-        guard release.attempt < configuration.resetRetries else {
-            outbox.append(.report(.resetAbandoned(sink: release.name)))
-            releases.remove(at: position)
-            return
-        }
-        release.attempt += 1
-        outbox.append(.report(.resetRetried(sink: release.name, attempt: release.attempt)))
-        restore(&release)
-        releases[position] = release
     }
 
     /// Releases the sink and forgets the default sink, so that no reply still on its way adopts one.
@@ -652,7 +570,7 @@ public struct GuardCore: Sendable {
     private mutating func forgetConnection() {
         dropGuarded()
         wanted = nil
-        releases = []
+        custodian.connectionLost()
         inFlight.forget()
     }
 
