@@ -59,8 +59,6 @@ public struct GuardCore: Sendable {
         public var seen: SinkLevel
         /// Another client fought the guard: `held` is that client's level, not the original's.
         public var contested = false
-        /// The volume the last press left the sink at, before the guard put it back.
-        public var lastPressed: SinkVolume?
 
         /// The held level as the server will report it.
         public var target: SinkLevel {
@@ -79,25 +77,18 @@ public struct GuardCore: Sendable {
 
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
-    public private(set) var presses = PressCounts()
-    /// The seq of the last press published; 0 before the first.
-    public private(set) var lastSeq: UInt64 = 0
-    public private(set) var keyStep: KeyStep
+    private var counter: PressCounter
     private var contest = Contest()
     private var gestures: GestureDetector
     /// When the last batch of resets was acknowledged.
     private var resetAcknowledged: Duration?
     /// The time of the event being handled.
     private var now: Duration = .zero
-    /// When the last press was published.
-    private var lastPress: Duration?
     public private(set) var configuration: Configuration
 
     /// The default sink the core is resolving or holding.
     private var wanted: String?
     private var custodian: Custodian
-    /// Changes are coming faster than keys repeat: resets wait until they pause (see `burstGap`).
-    private var holdingBack = false
     private var inFlight = InFlight()
     private var ids = RequestIDs()
     private var verification: Verification?
@@ -112,10 +103,15 @@ public struct GuardCore: Sendable {
     /// previous run left it at.
     public init(configuration: Configuration = Configuration(), remembered: [String: SinkLevel] = [:]) {
         self.configuration = configuration
-        self.keyStep = KeyStep(configured: configuration.keyStep)
+        counter = PressCounter(keyStep: configuration.keyStep)
         self.gestures = GestureDetector(configuration: configuration.gestures)
         custodian = Custodian(recorded: remembered)
     }
+
+    public var presses: PressCounts { counter.presses }
+    /// The seq of the last press published; 0 before the first.
+    public var lastSeq: UInt64 { counter.lastSeq }
+    public var keyStep: KeyStep { counter.keyStep }
 
     /// The original levels the core is answerable for, by sink name: the held sink's, those being given
     /// back, and those of sinks lost (or recorded by a previous run) that will be given back if seen.
@@ -231,7 +227,7 @@ public struct GuardCore: Sendable {
     private mutating func reconfigure(_ new: Configuration) {
         let old = configuration
         configuration = new
-        if new.keyStep != old.keyStep { keyStep = KeyStep(configured: new.keyStep) }
+        counter.configure(keyStep: new.keyStep)
         guard state == .guarding || state == .noSink else { return }
         if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
             release()
@@ -402,23 +398,10 @@ public struct GuardCore: Sendable {
             }
         }
 
-        let isolated = current.seen == current.target && !inRun
-        // A burst's first reading shows no press before it, but the server reporting several more
-        // changes while the guard read does: a program is stepping. A key press is one change.
-        var burst = inBurst || changes >= Self.burstChanges
-        let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
-        if delta != 0 {
-            let size = UInt32(delta.magnitude)
-            keyStep.notePress(of: size, at: now, isolated: isolated)
-            let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
-            // Several steps in one reading, and still changing while it was taken: no hand presses
-            // keys that fast (a read takes well under a millisecond).
-            if count > 1, changes > 0 { burst = true }
-            publish(delta > 0 ? .up : .down, count: count, on: current.name)
-            current.lastPressed = level.volume
-        } else if level.muted != current.seen.muted {
-            // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
-            publish(.mute, count: 1, on: current.name)
+        if let press = counter.count(
+            level, seen: current.seen, target: current.target, changes: changes, on: current.name, at: now
+        ) {
+            publish(press)
         }
         if level != current.seen,
            contest.noteChange(to: level, at: now, resetAcknowledged: check == nil ? nil : resetAcknowledged) {
@@ -428,63 +411,26 @@ public struct GuardCore: Sendable {
             current.contested = true
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
         }
-        if burst, level != current.seen { holdingBack = true }
         current.seen = level
         guarded = current
-        guard !holdingBack else {
-            checkBurst()
-            return
-        }
-        holdTarget(correcting: level, attempt: 0)
+        if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
     }
 
-    /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
-    /// 40 ms and less apart), so only a program stepping the volume makes them.
-    ///
-    /// Such a client steps from the level it has just read. A reset landing between its read and its
-    /// write is built upon (counted from `base(for:in:)`), but one landing between its write and the
-    /// guard's read of it overwrites a step unseen, and the next step starts from the held level. So
-    /// within a burst the guard only reads, counting each reading from the one before, and puts the
-    /// level back once the changes pause for this long.
-    public static let burstGap: Duration = .milliseconds(10)
+    /// How close together changes come in a burst (see `PressCounter.burstGap`).
+    public static let burstGap = PressCounter.burstGap
 
-    /// How many change events arriving while one read is in flight mark a burst from its first reading
-    /// on: a reset written then would land among the program's steps and wipe out those before it.
-    static let burstChanges = 3
-
-    /// While holding back: ends it once the burst has paused, or asks to be woken when it may have.
-    private mutating func checkBurst() {
-        guard holdingBack else { return }
-        guard inBurst, let lastPress else {
-            holdingBack = false
+    /// While the counter holds back a burst: asks to be woken when it may have paused, or reads the sink
+    /// once it has. False when it does not hold back.
+    @discardableResult
+    private mutating func checkBurst() -> Bool {
+        switch counter.checkBurst(at: now) {
+        case nil: return false
+        case .wait(let delay): outbox.append(.wakeUp(after: delay))
+        case .paused:
             inFlight.markDue()
             readIfDue()
-            return
         }
-        outbox.append(.wakeUp(after: lastPress + Self.burstGap - now))
-    }
-
-    /// The level a reading is counted from: the one the core has accounted for, except in a run of
-    /// presses (auto-repeat, a script), when the reading lies beyond the level the last press left the
-    /// sink at, on the far side from the held level. A key's client steps from the level it last read;
-    /// in a run it may read that level before the guard's reset lands, and its step then lands on top of
-    /// the reset, one step beyond that level and two or more from the held one. Counted from the held
-    /// level, each such press would count several times. Presses a person merged within the same moment
-    /// can look alike; the readings cannot tell the two apart, and the fewer presses win. A reading on
-    /// the near side is counted from the held level, so its direction is never turned around.
-    private func base(for reading: SinkVolume, in current: Guarded) -> SinkVolume {
-        let held = current.seen.volume
-        guard inRun, current.seen == current.target, let pressed = current.lastPressed else { return held }
-        let beyond = pressed.max > held.max ? reading.max > pressed.max : pressed.max < held.max && reading.max < pressed.max
-        return beyond ? pressed : held
-    }
-
-    /// Whether, in a run, the reading is the level the last press left the sink at, and that level is
-    /// 0 % or 100 %: a key stepping from there (even from a reading taken before the reset landed) lands
-    /// on it again, and only one step can be seen.
-    private func pinnedAtExtreme(_ reading: SinkVolume, in current: Guarded) -> Bool {
-        inRun && current.seen == current.target && current.lastPressed == reading
-            && (reading.max == 0 || reading.max == SinkVolume.norm)
+        return true
     }
 
     /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking
@@ -517,11 +463,7 @@ public struct GuardCore: Sendable {
         verification = Verification(before: level, attempt: attempt)
     }
 
-    private mutating func publish(_ direction: Direction, count: Int, on sink: String) {
-        lastPress = now
-        lastSeq += 1
-        presses[direction] += count
-        let press = Press(seq: lastSeq, direction: direction, count: count, sink: sink)
+    private mutating func publish(_ press: Press) {
         outbox.append(.publish(press))
         let (found, next) = gestures.press(press, at: now)
         tell(found, wakeUp: next)
@@ -540,17 +482,6 @@ public struct GuardCore: Sendable {
         outbox.append(.readSink(.index(guarded.index), ticket))
     }
 
-    /// Whether a press came within the last `KeyStep.isolation`: keys are repeating or a script is
-    /// stepping, and the next press may come at any moment.
-    private var inRun: Bool { pressCame(within: KeyStep.isolation) }
-
-    /// Whether the last press came less than `burstGap` ago.
-    private var inBurst: Bool { pressCame(within: Self.burstGap) }
-
-    private func pressCame(within span: Duration) -> Bool {
-        lastPress.map { now - $0 < span } ?? false
-    }
-
     private mutating func read(_ query: SinkQuery) {
         outbox.append(.readSink(query, inFlight.read(&ids)))
     }
@@ -563,7 +494,7 @@ public struct GuardCore: Sendable {
     private mutating func dropGuarded() {
         guarded = nil
         inFlight.dropHeld()
-        holdingBack = false
+        counter.dropHeld()
         verification = nil
     }
 
