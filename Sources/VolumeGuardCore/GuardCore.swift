@@ -44,44 +44,11 @@ public struct GuardCore: Sendable {
         }
     }
 
-    /// The sink being held.
-    public struct Guarded: Hashable, Sendable {
-        public var index: UInt32
-        public var name: String
-        /// The level when guarding began: what is restored on exit, pause or a switch.
-        public var original: SinkLevel
-        public var held: HeldLevel
-        /// How the server renders the held volume when read back; nil until seen.
-        public var heldAsRead: SinkVolume?
-        /// A first, inexact reading after writing the held level, waiting to be confirmed by the next.
-        public var heldRendering: SinkVolume?
-        /// The level the core has accounted for: the last reading, or what its own writes set since.
-        public var seen: SinkLevel
-        /// Another client fought the guard: `held` is that client's level, not the original's.
-        public var contested = false
-
-        /// The held level as the server will report it.
-        public var target: SinkLevel {
-            SinkLevel(volume: heldAsRead ?? held.volume, muted: original.muted)
-        }
-    }
-
-    /// The reading after the core's own writes, judged with what it knows of them.
-    private struct Verification: Hashable, Sendable {
-        /// The reading the writes corrected.
-        var before: SinkLevel
-        /// Whether the sink reported a change since the writes were sent.
-        var changedSince = false
-        var attempt = 0
-    }
-
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
     private var counter: PressCounter
     private var contest = Contest()
     private var gestures: GestureDetector
-    /// When the last batch of resets was acknowledged.
-    private var resetAcknowledged: Duration?
     /// The time of the event being handled.
     private var now: Duration = .zero
     public private(set) var configuration: Configuration
@@ -91,7 +58,6 @@ public struct GuardCore: Sendable {
     private var custodian: Custodian
     private var inFlight = InFlight()
     private var ids = RequestIDs()
-    private var verification: Verification?
     /// How often the default sink has been asked for again since there was last one to hold.
     private var defaultRechecks = 0
     /// A sink appeared on this connection while no default sink could be found.
@@ -172,7 +138,7 @@ public struct GuardCore: Sendable {
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             inFlight.sinkChanged()
-            verification?.changedSince = true
+            guarded?.echo.sinkChanged()
             readIfDue()
         case .sinkRemoved(let index):
             guard let lost = guarded, index == lost.index else { break }
@@ -191,7 +157,7 @@ public struct GuardCore: Sendable {
                 break
             }
             guard inFlight.acknowledged(tag) else { break }
-            resetAcknowledged = now
+            contest.acknowledged(at: now)
             readIfDue()
         case .wakeUp:
             wokeUp()
@@ -236,9 +202,7 @@ public struct GuardCore: Sendable {
             return
         }
         guard var current = guarded, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
-        current.held = HeldLevel(holding: current.original.volume, margin: new.clampMargin)
-        current.heldAsRead = nil
-        current.heldRendering = nil
+        current.echo.hold(HeldLevel(holding: current.original.volume, margin: new.clampMargin))
         current.contested = false
         guarded = current
         // The next reading is judged against the new target and corrected to it.
@@ -298,13 +262,11 @@ public struct GuardCore: Sendable {
         defaultRechecks = 0
         contest = Contest()
         let held = HeldLevel(holding: original.volume, margin: configuration.clampMargin)
-        guarded = Guarded(
-            index: reading.index, name: reading.name, original: original, held: held,
-            heldAsRead: nil, seen: SinkLevel(volume: reading.volume, muted: reading.muted)
-        )
+        let level = SinkLevel(volume: reading.volume, muted: reading.muted)
+        guarded = Guarded(reading.index, name: reading.name, original: original, held: held, at: level)
         setState(.guarding)
         outbox.append(.report(.guarding(sink: reading.name, original: original, held: held.volume)))
-        holdTarget(correcting: SinkLevel(volume: reading.volume, muted: reading.muted), attempt: 0)
+        holdTarget(correcting: level, attempt: 0)
     }
 
     /// Gives the guarded sink its original level back and stops holding it.
@@ -351,67 +313,34 @@ public struct GuardCore: Sendable {
             return
         }
         let level = SinkLevel(volume: reading.volume, muted: reading.muted)
+        let verdict = current.echo.judge(level, by: configuration)
+        if case .retry(let attempt) = verdict {
+            guarded = current
+            outbox.append(.report(.resetRetried(sink: current.name, attempt: attempt)))
+            holdTarget(correcting: level, attempt: attempt)
+            return
+        }
         if !configuration.guardsMute {
             // Mute passes through: it is neither a press nor put back, and the sink keeps it in the end.
             current.original.muted = level.muted
-            current.seen.muted = level.muted
+            current.echo.passMute(level.muted)
         }
-        let check = verification
-        verification = nil
-
-        if let check {
-            // The held level written again read back as the same inexact value: that is how the server
-            // renders it.
-            if current.heldAsRead == nil, current.heldRendering == level.volume {
-                current.heldAsRead = level.volume
-                current.seen.volume = level.volume
-            }
-            // pipewire-pulse skips a set equal to its (stale) cached value: nothing changed at all since
-            // the write, and the sink still reads as it did before it. Issue it again; it is no press.
-            if !check.changedSince, level == check.before, level != current.seen {
-                guard check.attempt < configuration.resetRetries else {
-                    outbox.append(.report(.resetAbandoned(sink: current.name)))
-                    current.seen = level
-                    guarded = current
-                    return
-                }
-                outbox.append(.report(.resetRetried(sink: current.name, attempt: check.attempt + 1)))
-                holdTarget(correcting: level, attempt: check.attempt + 1)
-                return
-            }
-            // The server's rendering of the written volume may differ by a few raw units. It is learned
-            // from the readings after writing the held level, and compared exactly after that, so a
-            // press landing near the held level later is never taken for an echo. A reading whose volume
-            // has not moved from the one corrected is no rendering of the write (it was skipped). An
-            // inexact one may also be a press landing near the held level while the write was skipped:
-            // it is taken for an echo, and the held level is written once more; the reading after that
-            // is the rendering.
-            if current.heldAsRead == nil, level.volume != check.before.volume,
-               HeldLevel.admits(level.volume, margin: configuration.clampMargin),
-               level.volume.isClose(to: current.held.volume, tolerance: configuration.echoTolerance) {
-                if level.volume == current.held.volume || current.heldRendering != nil {
-                    current.heldAsRead = level.volume
-                } else {
-                    current.heldRendering = level.volume
-                }
-                current.seen.volume = level.volume
-            }
+        guard case .change(let verifying) = verdict else {
+            outbox.append(.report(.resetAbandoned(sink: current.name)))
+            guarded = current
+            return
         }
-
         if let press = counter.count(
-            level, seen: current.seen, target: current.target, changes: changes, on: current.name, at: now
+            level, seen: current.echo.seen, target: current.target, changes: changes, on: current.name, at: now
         ) {
             publish(press)
         }
-        if level != current.seen,
-           contest.noteChange(to: level, at: now, resetAcknowledged: check == nil ? nil : resetAcknowledged) {
-            current.held = HeldLevel(holding: level.volume, margin: configuration.clampMargin)
-            current.heldAsRead = nil
-            current.heldRendering = nil
+        if level != current.echo.seen, contest.noteChange(to: level, at: now, afterReset: verifying) {
+            current.echo.hold(HeldLevel(holding: level.volume, margin: configuration.clampMargin))
             current.contested = true
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
         }
-        current.seen = level
+        current.echo.counted(level)
         guarded = current
         if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
     }
@@ -458,9 +387,8 @@ public struct GuardCore: Sendable {
             wrote = true
         }
         guard wrote else { return }
-        current.seen = target
+        current.echo.wrote(correcting: level, to: target, attempt: attempt)
         guarded = current
-        verification = Verification(before: level, attempt: attempt)
     }
 
     private mutating func publish(_ press: Press) {
@@ -495,7 +423,6 @@ public struct GuardCore: Sendable {
         guarded = nil
         inFlight.dropHeld()
         counter.dropHeld()
-        verification = nil
     }
 
     private mutating func forgetConnection() {

@@ -13,7 +13,7 @@ struct CustodianTests {
     }
 
     static func held(_ name: String, original: SinkLevel) -> GuardCore.Guarded {
-        GuardCore.Guarded(index: 1, name: name, original: original, held: HeldLevel(holding: original.volume), seen: original)
+        GuardCore.Guarded(1, name: name, original: original, held: HeldLevel(holding: original.volume), at: original)
     }
 
     /// The tags of the restore writes among `actions`.
