@@ -53,15 +53,10 @@ public struct GuardCore: Sendable {
     private var now: Duration = .zero
     public private(set) var configuration: Configuration
 
-    /// The default sink the core is resolving or holding.
-    private var wanted: String?
+    private var follower: SinkFollower
     private var custodian: Custodian
     private var inFlight = InFlight()
     private var ids = RequestIDs()
-    /// How often the default sink has been asked for again since there was last one to hold.
-    private var defaultRechecks = 0
-    /// A sink appeared on this connection while no default sink could be found.
-    private var sinksWithoutDefault = false
     private var outbox: [GuardAction] = []
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
@@ -70,6 +65,7 @@ public struct GuardCore: Sendable {
     public init(configuration: Configuration = Configuration(), remembered: [String: SinkLevel] = [:]) {
         self.configuration = configuration
         counter = PressCounter(keyStep: configuration.keyStep)
+        follower = SinkFollower(selection: configuration.selection)
         self.gestures = GestureDetector(configuration: configuration.gestures)
         custodian = Custodian(recorded: remembered)
     }
@@ -97,44 +93,36 @@ public struct GuardCore: Sendable {
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
             guard state != .stopped else { break }
             forgetConnection()
-            defaultRechecks = 0
-            sinksWithoutDefault = false
+            follower.connected()
             guard state != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.
-                if !custodian.remembered.isEmpty { readAll() }
+                if !custodian.remembered.isEmpty { outbox.append(.readSinks(inFlight.read(&ids))) }
                 break
             }
             setState(.connecting)
-            seek()
+            ask(follower.seek)
         case .disconnected:
             gestures.interrupt(at: now).forEach { outbox.append(.gesture($0)) }
             if let guarded { custodian.remember(guarded) }
             forgetConnection()
             if state != .paused && state != .stopped { setState(.connecting) }
         case .serverChanged:
-            if state != .stopped, configuration.selection == .defaultSink { outbox.append(.readDefaultSink) }
+            if state != .stopped { ask(follower.askDefault) }
         case .defaultSink(let name):
-            guard configuration.selection == .defaultSink else { break }
-            follow(name)
+            guard state != .stopped, follower.follow(name, holding: guarded?.name, reading: inFlight.isReading) else { break }
+            release()
+            guard state != .paused else { break }
+            if let name { ask(.read(.name(name))) } else { awaitDefault() }
         case .sinkAdded(let index):
-            // The sink waited for may just have appeared: a chosen one, or the default. The default is
-            // asked for again rather than compared with the name last heard: servers name a default before
-            // its device exists (WirePlumber restores it by name, with no server change to follow), and
-            // pipewire-pulse offers a passing dummy sink after a restart.
             guard guarded == nil, !inFlight.isReading, state == .noSink else { break }
-            switch configuration.selection {
-            case .defaultSink:
-                sinksWithoutDefault = true
-                outbox.append(.readDefaultSink)
-            case .matching: read(.index(index))
-            }
+            ask(follower.sinkAdded(index))
         case .sinksRead(let ticket, let sinks):
             guard inFlight.answered(ticket) != nil else { break }
             guard state != .paused else {
                 outbox += custodian.giveBackRemembered(sinks, ids: &ids)
                 break
             }
-            received(sinks.first { configuration.selection.admits($0.name) }, changes: 0)
+            received(follower.chosen(among: sinks), changes: 0)
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             inFlight.sinkChanged()
@@ -171,7 +159,7 @@ public struct GuardCore: Sendable {
             // A read made while paused (giving back recorded levels) is not one to guard by.
             inFlight.forget()
             setState(.connecting)
-            seek()
+            ask(follower.seek)
         case .reconfigure(let new):
             reconfigure(new)
         case .shutdown:
@@ -193,12 +181,13 @@ public struct GuardCore: Sendable {
     private mutating func reconfigure(_ new: Configuration) {
         let old = configuration
         configuration = new
+        follower.selection = new.selection
         counter.configure(keyStep: new.keyStep)
         guard state == .guarding || state == .noSink else { return }
         if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
             release()
-            wanted = nil
-            seek()
+            follower.forget()
+            ask(follower.seek)
             return
         }
         guard var current = guarded, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
@@ -210,56 +199,31 @@ public struct GuardCore: Sendable {
         readIfDue()
     }
 
-    // MARK: - Following the default sink
-
-    private mutating func follow(_ name: String?) {
-        guard state != .stopped else { return }
-        if let guarded, guarded.name == name { return }
-        if guarded == nil, inFlight.isReading, wanted == name { return }
-        release()
-        wanted = name
-        guard state != .paused else { return }
-        guard let name else {
-            awaitDefault()
-            return
-        }
-        read(.name(name))
-    }
-
-    /// There is no default sink to hold (yet). Servers announce a new default with a server change, but
-    /// pipewire-pulse does not when its session manager settles on one after a restart: ask again a few
-    /// times, backing off, and then wait for events alone.
-    ///
-    /// pipewire-pulse 0.3.65 also never tells a client that connected before its session manager was up
-    /// which sink is the default, while newer clients are told: when sinks appear and no default does,
-    /// a fresh connection is asked for (once per connection).
+    /// There is no sink to hold (yet).
     private mutating func awaitDefault() {
         setState(.noSink)
-        guard configuration.selection == .defaultSink, defaultRechecks < Self.defaultRecheckLimit else { return }
-        if sinksWithoutDefault, defaultRechecks >= 3 {
-            sinksWithoutDefault = false
-            outbox.append(.reconnect)
-            return
-        }
-        outbox.append(.wakeUp(after: .milliseconds(50 << defaultRechecks)))
-        defaultRechecks += 1
+        ask(follower.noSink())
     }
 
     /// How often, at most, the default sink is asked for again before the guard waits for events alone.
-    public static let defaultRecheckLimit = 8
+    public static let defaultRecheckLimit = SinkFollower.recheckLimit
 
-    /// Looks for the sink to hold.
-    private mutating func seek() {
-        switch configuration.selection {
-        case .defaultSink: outbox.append(.readDefaultSink)
-        case .matching: readAll()
+    /// Asks the server what the follower needs to find the sink to hold.
+    private mutating func ask(_ request: SinkFollower.Request?) {
+        switch request {
+        case nil: break
+        case .readDefaultSink: outbox.append(.readDefaultSink)
+        case .read(let query): outbox.append(.readSink(query, inFlight.read(&ids)))
+        case .readAll: outbox.append(.readSinks(inFlight.read(&ids)))
+        case .recheck(let delay): outbox.append(.wakeUp(after: delay))
+        case .reconnect: outbox.append(.reconnect)
         }
     }
 
     private mutating func adopt(_ reading: SinkState) {
         let (original, recovered) = custodian.take(reading)
         if let recovered { outbox.append(.report(recovered)) }
-        defaultRechecks = 0
+        follower.found()
         contest = Contest()
         let held = HeldLevel(holding: original.volume, margin: configuration.clampMargin)
         let level = SinkLevel(volume: reading.volume, muted: reading.muted)
@@ -284,16 +248,16 @@ public struct GuardCore: Sendable {
         outbox.append(.report(.sinkLost(sink: lost.name)))
         custodian.remember(lost)
         dropGuarded()
-        wanted = nil
+        follower.forget()
         inFlight.forget()
         setState(.noSink)
-        seek()
+        ask(follower.seek)
     }
 
     /// Releases the sink and forgets the default sink, so that no reply still on its way adopts one.
     private mutating func stopHolding() {
         release()
-        wanted = nil
+        follower.forget()
         inFlight.forget()
     }
 
@@ -301,7 +265,7 @@ public struct GuardCore: Sendable {
 
     private mutating func received(_ reading: SinkState?, changes: Int) {
         guard var current = guarded else {
-            if let reading, reading.name == wanted || configuration.selection.admits(reading.name) {
+            if let reading, follower.picks(reading.name) {
                 adopt(reading)
             } else if state == .connecting || state == .guarding || state == .noSink {
                 awaitDefault()
@@ -368,9 +332,7 @@ public struct GuardCore: Sendable {
         let (found, next) = gestures.wakeUp(at: now)
         tell(found, wakeUp: next)
         checkBurst()
-        if guarded == nil, !inFlight.isReading, state == .noSink, configuration.selection == .defaultSink {
-            outbox.append(.readDefaultSink)
-        }
+        if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.askDefault) }
     }
 
     /// Issues the writes that put the guarded sink back at its held level, if it is not there.
@@ -410,14 +372,6 @@ public struct GuardCore: Sendable {
         outbox.append(.readSink(.index(guarded.index), ticket))
     }
 
-    private mutating func read(_ query: SinkQuery) {
-        outbox.append(.readSink(query, inFlight.read(&ids)))
-    }
-
-    private mutating func readAll() {
-        outbox.append(.readSinks(inFlight.read(&ids)))
-    }
-
     /// No sink is held any more: nothing of its writes, reads or bursts is awaited.
     private mutating func dropGuarded() {
         guarded = nil
@@ -427,7 +381,7 @@ public struct GuardCore: Sendable {
 
     private mutating func forgetConnection() {
         dropGuarded()
-        wanted = nil
+        follower.forget()
         custodian.connectionLost()
         inFlight.forget()
     }
