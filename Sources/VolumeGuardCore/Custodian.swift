@@ -62,9 +62,8 @@ struct Custodian: Hashable, Sendable {
     /// remembered for it, unless its channels changed, else its level now) and a report if that came
     /// from a previous run's record.
     mutating func take(_ reading: SinkState) -> (original: SinkLevel, recovered: GuardReport?) {
-        let level = SinkLevel(volume: reading.volume, muted: reading.muted)
         guard let kept = remembered.removeValue(forKey: reading.name),
-              kept.volume.channels.count == reading.volume.channels.count else { return (level, nil) }
+              kept.volume.channels.count == reading.volume.channels.count else { return (reading.level, nil) }
         return (kept, recovered(reading.name, to: kept))
     }
 
@@ -116,7 +115,7 @@ struct Custodian: Hashable, Sendable {
     mutating func checked(_ ticket: ReadTicket, _ reading: SinkState?, retries: Int, ids: inout RequestIDs) -> [GuardAction]? {
         guard let position = releases.firstIndex(where: { $0.phase == .checking(ticket) }) else { return nil }
         var release = releases[position]
-        guard let reading, SinkLevel(volume: reading.volume, muted: reading.muted) != release.original else {
+        guard let reading, reading.level != release.original else {
             releases.remove(at: position)
             return []
         }

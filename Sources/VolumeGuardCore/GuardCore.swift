@@ -2,61 +2,24 @@
 /// time it happened, it returns the `GuardAction`s to perform. No IO, no clock of its own, no threads:
 /// every rule can be tested by feeding events.
 ///
-/// How it tells a person's change from its own echo: the server's change events carry no values and no
-/// author, so the core reads the sink after each event and compares the reading with `seen`, the level
-/// it has accounted for. It never reads while one of its writes is unacknowledged, and it reads once
-/// more after every acknowledgement (the *verification*). A write it has issued moves `seen` to the
-/// level that write sets, so the echo compares equal and only a change made on top of it is a press,
-/// counted from the written level, not from where the sink was before.
-///
-/// Faster presses change two things. In a run (a press in the last `KeyStep.isolation`) a reading may be
-/// counted from the last press's level (`base(for:in:)`). In a burst (presses closer than `burstGap`,
-/// which only programs make) nothing is written until it pauses.
+/// The rules live in small machines, and the core composes them (docs/DESIGN.md, "The core"):
+/// `SinkFollower` finds the sink to hold; `Guarded` is that sink, whose `EchoJudge` tells the echo of the
+/// core's own writes from a change and whose `Contest` tells a fighting client from a person;
+/// `PressCounter` counts presses and holds back bursts; `Custodian` answers for original levels and
+/// gives sinks back; `InFlight` keeps one read or one correction on its way at a time. The core itself
+/// keeps the lifecycle (`GuardState`) and routes each event and reply to the machine it concerns.
 public struct GuardCore: Sendable {
-    public struct Configuration: Hashable, Sendable {
-        public var selection: SinkSelection
-        /// The key step in raw units, or nil to learn it from presses.
-        public var keyStep: UInt32?
-        /// How far a server's reading of the held level may stray from what was written (pipewire-pulse
-        /// stores volumes as floats) and still be taken as its echo.
-        public var echoTolerance: UInt32
-        /// How often a reset that did not take is issued again before the guard gives up on it.
-        public var resetRetries: Int
-        /// Whether mute changes are presses and put back; when false they pass through, and the mute
-        /// given back at the end is the sink's own at that moment.
-        public var guardsMute: Bool
-        /// How far inside 0 and 100 % the held level is kept, in raw units (see `HeldLevel`).
-        public var clampMargin: UInt32
-        public var gestures: GestureDetector.Configuration
-
-        public init(
-            selection: SinkSelection = .defaultSink, keyStep: UInt32? = nil, echoTolerance: UInt32 = 8,
-            resetRetries: Int = 3, guardsMute: Bool = true, clampMargin: UInt32 = HeldLevel.defaultMargin,
-            gestures: GestureDetector.Configuration = .init()
-        ) {
-            self.selection = selection
-            self.gestures = gestures
-            self.keyStep = keyStep
-            self.echoTolerance = echoTolerance
-            self.resetRetries = resetRetries
-            self.guardsMute = guardsMute
-            self.clampMargin = clampMargin
-        }
-    }
-
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
-    private var counter: PressCounter
-    private var contest = Contest()
-    private var gestures: GestureDetector
-    /// The time of the event being handled.
-    private var now: Duration = .zero
     public private(set) var configuration: Configuration
-
     private var follower: SinkFollower
+    private var counter: PressCounter
     private var custodian: Custodian
+    private var gestures: GestureDetector
     private var inFlight = InFlight()
     private var ids = RequestIDs()
+    /// The time of the event being handled.
+    private var now: Duration = .zero
     private var outbox: [GuardAction] = []
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
@@ -64,10 +27,10 @@ public struct GuardCore: Sendable {
     /// previous run left it at.
     public init(configuration: Configuration = Configuration(), remembered: [String: SinkLevel] = [:]) {
         self.configuration = configuration
-        counter = PressCounter(keyStep: configuration.keyStep)
         follower = SinkFollower(selection: configuration.selection)
-        self.gestures = GestureDetector(configuration: configuration.gestures)
+        counter = PressCounter(keyStep: configuration.keyStep)
         custodian = Custodian(recorded: remembered)
+        gestures = GestureDetector(configuration: configuration.gestures)
     }
 
     public var presses: PressCounts { counter.presses }
@@ -84,6 +47,12 @@ public struct GuardCore: Sendable {
 
     /// True once every sink given back has been read back at its original level (or given up on).
     public var isReleased: Bool { custodian.isReleased }
+
+    /// How close together changes come in a burst (see `PressCounter.burstGap`).
+    public static let burstGap = PressCounter.burstGap
+
+    /// How often, at most, the default sink is asked for again before the guard waits for events alone.
+    public static let defaultRecheckLimit = SinkFollower.recheckLimit
 
     /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
@@ -102,7 +71,7 @@ public struct GuardCore: Sendable {
             setState(.connecting)
             ask(follower.seek)
         case .disconnected:
-            gestures.interrupt(at: now).forEach { outbox.append(.gesture($0)) }
+            outbox += gestures.interrupt(at: now).map(GuardAction.gesture)
             if let guarded { custodian.remember(guarded) }
             forgetConnection()
             if state != .paused && state != .stopped { setState(.connecting) }
@@ -114,8 +83,7 @@ public struct GuardCore: Sendable {
             guard state != .paused else { break }
             if let name { ask(.read(.name(name))) } else { awaitDefault() }
         case .sinkAdded(let index):
-            guard guarded == nil, !inFlight.isReading, state == .noSink else { break }
-            ask(follower.sinkAdded(index))
+            if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.sinkAdded(index)) }
         case .sinksRead(let ticket, let sinks):
             guard inFlight.answered(ticket) != nil else { break }
             guard state != .paused else {
@@ -126,29 +94,28 @@ public struct GuardCore: Sendable {
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             inFlight.sinkChanged()
-            guarded?.echo.sinkChanged()
+            guarded?.sinkChanged()
             readIfDue()
         case .sinkRemoved(let index):
-            guard let lost = guarded, index == lost.index else { break }
-            lose(lost)
+            if let lost = guarded, index == lost.index { lose(lost) }
         case .sinkRead(let ticket, let reading):
             if let actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
                 outbox += actions
-                break
+            } else if let changes = inFlight.answered(ticket) {
+                received(reading, changes: changes)
+                readIfDue()
             }
-            guard let changes = inFlight.answered(ticket) else { break }
-            received(reading, changes: changes)
-            readIfDue()
         case .written(let tag, _):
             if let actions = custodian.acknowledged(tag, ids: &ids) {
                 outbox += actions
-                break
+            } else if inFlight.acknowledged(tag) {
+                guarded?.acknowledged(at: now)
+                readIfDue()
             }
-            guard inFlight.acknowledged(tag) else { break }
-            contest.acknowledged(at: now)
-            readIfDue()
         case .wakeUp:
-            wokeUp()
+            tell(gestures.wakeUp(at: now))
+            checkBurst()
+            if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.askDefault) }
         case .pause:
             guard state != .paused, state != .stopped else { break }
             stopHolding()
@@ -190,79 +157,16 @@ public struct GuardCore: Sendable {
             ask(follower.seek)
             return
         }
-        guard var current = guarded, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
-        current.echo.hold(HeldLevel(holding: current.original.volume, margin: new.clampMargin))
-        current.contested = false
-        guarded = current
+        guard guarded != nil, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
+        guarded?.rehold(margin: new.clampMargin)
         // The next reading is judged against the new target and corrected to it.
         inFlight.markDue()
         readIfDue()
     }
 
-    /// There is no sink to hold (yet).
-    private mutating func awaitDefault() {
-        setState(.noSink)
-        ask(follower.noSink())
-    }
+    // MARK: - Holding a sink
 
-    /// How often, at most, the default sink is asked for again before the guard waits for events alone.
-    public static let defaultRecheckLimit = SinkFollower.recheckLimit
-
-    /// Asks the server what the follower needs to find the sink to hold.
-    private mutating func ask(_ request: SinkFollower.Request?) {
-        switch request {
-        case nil: break
-        case .readDefaultSink: outbox.append(.readDefaultSink)
-        case .read(let query): outbox.append(.readSink(query, inFlight.read(&ids)))
-        case .readAll: outbox.append(.readSinks(inFlight.read(&ids)))
-        case .recheck(let delay): outbox.append(.wakeUp(after: delay))
-        case .reconnect: outbox.append(.reconnect)
-        }
-    }
-
-    private mutating func adopt(_ reading: SinkState) {
-        let (original, recovered) = custodian.take(reading)
-        if let recovered { outbox.append(.report(recovered)) }
-        follower.found()
-        contest = Contest()
-        let held = HeldLevel(holding: original.volume, margin: configuration.clampMargin)
-        let level = SinkLevel(volume: reading.volume, muted: reading.muted)
-        guarded = Guarded(reading.index, name: reading.name, original: original, held: held, at: level)
-        setState(.guarding)
-        outbox.append(.report(.guarding(sink: reading.name, original: original, held: held.volume)))
-        holdTarget(correcting: level, attempt: 0)
-    }
-
-    /// Gives the guarded sink its original level back and stops holding it.
-    private mutating func release() {
-        guard let guarded else { return }
-        outbox += custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
-        contest = Contest()
-        outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
-        dropGuarded()
-    }
-
-    /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
-    /// is kept for when it comes back. Look for another sink to hold.
-    private mutating func lose(_ lost: Guarded) {
-        outbox.append(.report(.sinkLost(sink: lost.name)))
-        custodian.remember(lost)
-        dropGuarded()
-        follower.forget()
-        inFlight.forget()
-        setState(.noSink)
-        ask(follower.seek)
-    }
-
-    /// Releases the sink and forgets the default sink, so that no reply still on its way adopts one.
-    private mutating func stopHolding() {
-        release()
-        follower.forget()
-        inFlight.forget()
-    }
-
-    // MARK: - Judging readings
-
+    /// A reading of the sink held, or of the one looked for.
     private mutating func received(_ reading: SinkState?, changes: Int) {
         guard var current = guarded else {
             if let reading, follower.picks(reading.name) {
@@ -272,45 +176,53 @@ public struct GuardCore: Sendable {
             }
             return
         }
-        guard let reading, reading.index == current.index else {
-            lose(current)
-            return
-        }
-        let level = SinkLevel(volume: reading.volume, muted: reading.muted)
-        let verdict = current.echo.judge(level, by: configuration)
-        if case .retry(let attempt) = verdict {
+        guard let reading, reading.index == current.index else { return lose(current) }
+        let level = reading.level
+        switch current.judge(level, by: configuration) {
+        case .retry(let attempt):
             guarded = current
             outbox.append(.report(.resetRetried(sink: current.name, attempt: attempt)))
             holdTarget(correcting: level, attempt: attempt)
-            return
-        }
-        if !configuration.guardsMute {
-            // Mute passes through: it is neither a press nor put back, and the sink keeps it in the end.
-            current.original.muted = level.muted
-            current.echo.passMute(level.muted)
-        }
-        guard case .change(let verifying) = verdict else {
-            outbox.append(.report(.resetAbandoned(sink: current.name)))
+        case .abandon:
             guarded = current
-            return
+            outbox.append(.report(.resetAbandoned(sink: current.name)))
+        case .change(let verifying):
+            let seen = current.echo.seen
+            if let press = counter.count(level, seen: seen, target: current.target, changes: changes, on: current.name, at: now) {
+                outbox.append(.publish(press))
+                tell(gestures.press(press, at: now))
+            }
+            if let report = current.counted(level, at: now, afterReset: verifying, margin: configuration.clampMargin) {
+                outbox.append(.report(report))
+            }
+            guarded = current
+            if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
         }
-        if let press = counter.count(
-            level, seen: current.echo.seen, target: current.target, changes: changes, on: current.name, at: now
-        ) {
-            publish(press)
-        }
-        if level != current.echo.seen, contest.noteChange(to: level, at: now, afterReset: verifying) {
-            current.echo.hold(HeldLevel(holding: level.volume, margin: configuration.clampMargin))
-            current.contested = true
-            outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
-        }
-        current.echo.counted(level)
-        guarded = current
-        if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
     }
 
-    /// How close together changes come in a burst (see `PressCounter.burstGap`).
-    public static let burstGap = PressCounter.burstGap
+    private mutating func adopt(_ reading: SinkState) {
+        let (original, recovered) = custodian.take(reading)
+        if let recovered { outbox.append(.report(recovered)) }
+        follower.found()
+        let adopted = Guarded(reading, original: original, margin: configuration.clampMargin)
+        guarded = adopted
+        setState(.guarding)
+        outbox.append(.report(.guarding(sink: reading.name, original: original, held: adopted.held.volume)))
+        holdTarget(correcting: reading.level, attempt: 0)
+    }
+
+    /// Issues the writes that put the guarded sink back at its target, if it is not there.
+    private mutating func holdTarget(correcting level: SinkLevel, attempt: Int) {
+        guard var current = guarded else { return }
+        let target = current.target
+        var writes: [GuardAction] = []
+        if level.volume != target.volume { writes.append(.setVolume(sink: current.index, current.held.volume, inFlight.write(&ids))) }
+        if level.muted != target.muted { writes.append(.setMute(sink: current.index, target.muted, inFlight.write(&ids))) }
+        guard !writes.isEmpty else { return }
+        outbox += writes
+        current.wrote(correcting: level, attempt: attempt)
+        guarded = current
+    }
 
     /// While the counter holds back a burst: asks to be woken when it may have paused, or reads the sink
     /// once it has. False when it does not hold back.
@@ -326,64 +238,82 @@ public struct GuardCore: Sendable {
         return true
     }
 
-    /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking
-    /// for again.
-    private mutating func wokeUp() {
-        let (found, next) = gestures.wakeUp(at: now)
-        tell(found, wakeUp: next)
-        checkBurst()
-        if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.askDefault) }
-    }
-
-    /// Issues the writes that put the guarded sink back at its held level, if it is not there.
-    private mutating func holdTarget(correcting level: SinkLevel, attempt: Int) {
-        guard var current = guarded else { return }
-        let target = current.target
-        var wrote = false
-        if level.volume != target.volume {
-            outbox.append(.setVolume(sink: current.index, current.held.volume, inFlight.write(&ids)))
-            wrote = true
-        }
-        if level.muted != target.muted {
-            outbox.append(.setMute(sink: current.index, target.muted, inFlight.write(&ids)))
-            wrote = true
-        }
-        guard wrote else { return }
-        current.echo.wrote(correcting: level, to: target, attempt: attempt)
-        guarded = current
-    }
-
-    private mutating func publish(_ press: Press) {
-        outbox.append(.publish(press))
-        let (found, next) = gestures.press(press, at: now)
-        tell(found, wakeUp: next)
-    }
-
-    private mutating func tell(_ found: [Gesture], wakeUp next: Duration?) {
-        outbox += found.map(GuardAction.gesture)
-        if let next { outbox.append(.wakeUp(after: next)) }
-    }
-
-    // MARK: - Reads, writes and bookkeeping
-
     /// Reads the guarded sink when it may have changed and nothing is in flight (see `InFlight`).
     private mutating func readIfDue() {
         guard let guarded, let ticket = inFlight.readIfDue(&ids) else { return }
         outbox.append(.readSink(.index(guarded.index), ticket))
     }
 
-    /// No sink is held any more: nothing of its writes, reads or bursts is awaited.
+    /// Sends the gestures found, and asks to be woken when the detector wants to look again.
+    private mutating func tell(_ found: (gestures: [Gesture], wakeUp: Duration?)) {
+        outbox += found.gestures.map(GuardAction.gesture)
+        if let next = found.wakeUp { outbox.append(.wakeUp(after: next)) }
+    }
+
+    // MARK: - Letting go
+
+    /// Gives the guarded sink its original level back and stops holding it.
+    private mutating func release() {
+        guard let guarded else { return }
+        outbox += custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
+        outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
+        dropGuarded()
+    }
+
+    /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
+    /// is kept for when it comes back. Look for another sink to hold.
+    private mutating func lose(_ lost: Guarded) {
+        outbox.append(.report(.sinkLost(sink: lost.name)))
+        custodian.remember(lost)
+        dropGuarded()
+        forgetSearch()
+        setState(.noSink)
+        ask(follower.seek)
+    }
+
+    /// Releases the sink, and lets no reply still on its way adopt one.
+    private mutating func stopHolding() {
+        release()
+        forgetSearch()
+    }
+
+    private mutating func forgetConnection() {
+        dropGuarded()
+        forgetSearch()
+        custodian.connectionLost()
+    }
+
+    /// No sink is held any more: nothing of its writes or bursts is awaited.
     private mutating func dropGuarded() {
         guarded = nil
         inFlight.dropHeld()
         counter.dropHeld()
     }
 
-    private mutating func forgetConnection() {
-        dropGuarded()
+    /// No sink is looked for any more: no reply on its way is awaited.
+    private mutating func forgetSearch() {
         follower.forget()
-        custodian.connectionLost()
         inFlight.forget()
+    }
+
+    // MARK: - Looking for a sink
+
+    /// There is no sink to hold (yet).
+    private mutating func awaitDefault() {
+        setState(.noSink)
+        ask(follower.noSink())
+    }
+
+    /// Asks the server what the follower needs to find the sink to hold.
+    private mutating func ask(_ request: SinkFollower.Request?) {
+        switch request {
+        case nil: break
+        case .readDefaultSink: outbox.append(.readDefaultSink)
+        case .read(let query): outbox.append(.readSink(query, inFlight.read(&ids)))
+        case .readAll: outbox.append(.readSinks(inFlight.read(&ids)))
+        case .recheck(let delay): outbox.append(.wakeUp(after: delay))
+        case .reconnect: outbox.append(.reconnect)
+        }
     }
 
     private mutating func setState(_ new: GuardState) {

@@ -13,7 +13,7 @@ struct CustodianTests {
     }
 
     static func held(_ name: String, original: SinkLevel) -> GuardCore.Guarded {
-        GuardCore.Guarded(1, name: name, original: original, held: HeldLevel(holding: original.volume), at: original)
+        GuardCore.Guarded(reading(1, name, original), original: original, margin: HeldLevel.defaultMargin)
     }
 
     /// The tags of the restore writes among `actions`.
