@@ -2,10 +2,10 @@
 /// server renders the held level.
 ///
 /// The server's change events carry no values and no author, so the core compares each reading with
-/// `seen`, the level it has accounted for. A correction it writes moves `seen` to the level the writes
-/// set, so their echo compares equal, and a change made on top of them is measured from the written
-/// level, not from where the sink was before. The reading after the writes are acknowledged is their
-/// *verification*: it tells whether they took, and how the server renders what they wrote.
+/// `seen`. A correction moves `seen` to the level its writes set, so their echo compares equal, and a
+/// change made on top of them is measured from the written level, not from where the sink was before.
+/// The reading after the writes are acknowledged is their *verification*: it tells whether they took,
+/// and how the server renders what they wrote.
 struct EchoJudge: Hashable, Sendable {
     /// How the server renders the held level when it is read back.
     enum Rendering: Hashable, Sendable {

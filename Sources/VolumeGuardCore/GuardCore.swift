@@ -2,12 +2,10 @@
 /// time it happened, it returns the `GuardAction`s to perform. No IO, no clock of its own, no threads:
 /// every rule can be tested by feeding events.
 ///
-/// The rules live in small machines, and the core composes them (docs/DESIGN.md, "The core"):
-/// `SinkFollower` finds the sink to hold; `Guarded` is that sink, whose `EchoJudge` tells the echo of the
-/// core's own writes from a change and whose `Contest` tells a fighting client from a person;
-/// `PressCounter` counts presses and holds back bursts; `Custodian` answers for original levels and
-/// gives sinks back; `InFlight` keeps one read or one correction on its way at a time. The core itself
-/// keeps the lifecycle (`GuardState`) and routes each event and reply to the machine it concerns.
+/// The rules live in small machines, each with one concern; the core keeps the lifecycle (`GuardState`)
+/// and hands each event to the machines it concerns (docs/DESIGN.md, "The core", says which owns which
+/// rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`, `PressCounter`, `Custodian` and
+/// `InFlight`.
 public struct GuardCore: Sendable {
     public private(set) var state: GuardState = .connecting
     public private(set) var guarded: Guarded?
@@ -61,11 +59,12 @@ public struct GuardCore: Sendable {
         case .connected:
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
             guard state != .stopped else { break }
-            forgetConnection()
+            forget()
+            custodian.connectionLost()
             follower.connected()
             guard state != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.
-                if !custodian.remembered.isEmpty { outbox.append(.readSinks(inFlight.read(&ids))) }
+                if !custodian.remembered.isEmpty { ask(.readAll) }
                 break
             }
             setState(.connecting)
@@ -73,7 +72,8 @@ public struct GuardCore: Sendable {
         case .disconnected:
             outbox += gestures.interrupt(at: now).map(GuardAction.gesture)
             if let guarded { custodian.remember(guarded) }
-            forgetConnection()
+            forget()
+            custodian.connectionLost()
             if state != .paused && state != .stopped { setState(.connecting) }
         case .serverChanged:
             if state != .stopped { ask(follower.askDefault) }
@@ -90,7 +90,7 @@ public struct GuardCore: Sendable {
                 outbox += custodian.giveBackRemembered(sinks, ids: &ids)
                 break
             }
-            received(follower.chosen(among: sinks), changes: 0)
+            found(follower.chosen(among: sinks))
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }
             inFlight.sinkChanged()
@@ -102,7 +102,7 @@ public struct GuardCore: Sendable {
             if let actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
                 outbox += actions
             } else if let changes = inFlight.answered(ticket) {
-                received(reading, changes: changes)
+                if let held = guarded { received(reading, of: held, changes: changes) } else { found(reading) }
                 readIfDue()
             }
         case .written(let tag, _):
@@ -118,7 +118,8 @@ public struct GuardCore: Sendable {
             if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.askDefault) }
         case .pause:
             guard state != .paused, state != .stopped else { break }
-            stopHolding()
+            release()
+            forget()
             setState(.paused)
         case .resume:
             guard state == .paused else { break }
@@ -131,7 +132,8 @@ public struct GuardCore: Sendable {
             reconfigure(new)
         case .shutdown:
             guard state != .stopped else { break }
-            stopHolding()
+            release()
+            forget()
             // A sink that is gone at the end cannot be given back: its record ends with this run.
             custodian.forgetRemembered()
             setState(.stopped)
@@ -166,17 +168,10 @@ public struct GuardCore: Sendable {
 
     // MARK: - Holding a sink
 
-    /// A reading of the sink held, or of the one looked for.
-    private mutating func received(_ reading: SinkState?, changes: Int) {
-        guard var current = guarded else {
-            if let reading, follower.picks(reading.name) {
-                adopt(reading)
-            } else if state == .connecting || state == .guarding || state == .noSink {
-                awaitDefault()
-            }
-            return
-        }
-        guard let reading, reading.index == current.index else { return lose(current) }
+    /// A reading of the held sink, taken while `changes` change events came.
+    private mutating func received(_ reading: SinkState?, of held: Guarded, changes: Int) {
+        guard let reading, reading.index == held.index else { return lose(held) }
+        var current = held
         let level = reading.level
         switch current.judge(level, by: configuration) {
         case .retry(let attempt):
@@ -187,8 +182,9 @@ public struct GuardCore: Sendable {
             guarded = current
             outbox.append(.report(.resetAbandoned(sink: current.name)))
         case .change(let verifying):
-            let seen = current.echo.seen
-            if let press = counter.count(level, seen: seen, target: current.target, changes: changes, on: current.name, at: now) {
+            if let press = counter.count(
+                level, seen: current.echo.seen, target: current.target, changes: changes, on: current.name, at: now
+            ) {
                 outbox.append(.publish(press))
                 tell(gestures.press(press, at: now))
             }
@@ -200,28 +196,10 @@ public struct GuardCore: Sendable {
         }
     }
 
-    private mutating func adopt(_ reading: SinkState) {
-        let (original, recovered) = custodian.take(reading)
-        if let recovered { outbox.append(.report(recovered)) }
-        follower.found()
-        let adopted = Guarded(reading, original: original, margin: configuration.clampMargin)
-        guarded = adopted
-        setState(.guarding)
-        outbox.append(.report(.guarding(sink: reading.name, original: original, held: adopted.held.volume)))
-        holdTarget(correcting: reading.level, attempt: 0)
-    }
-
     /// Issues the writes that put the guarded sink back at its target, if it is not there.
     private mutating func holdTarget(correcting level: SinkLevel, attempt: Int) {
-        guard var current = guarded else { return }
-        let target = current.target
-        var writes: [GuardAction] = []
-        if level.volume != target.volume { writes.append(.setVolume(sink: current.index, current.held.volume, inFlight.write(&ids))) }
-        if level.muted != target.muted { writes.append(.setMute(sink: current.index, target.muted, inFlight.write(&ids))) }
-        guard !writes.isEmpty else { return }
-        outbox += writes
-        current.wrote(correcting: level, attempt: attempt)
-        guarded = current
+        let writes = guarded?.correct(level, attempt: attempt, inFlight: &inFlight, ids: &ids)
+        outbox += writes ?? []
     }
 
     /// While the counter holds back a burst: asks to be woken when it may have paused, or reads the sink
@@ -265,22 +243,9 @@ public struct GuardCore: Sendable {
     private mutating func lose(_ lost: Guarded) {
         outbox.append(.report(.sinkLost(sink: lost.name)))
         custodian.remember(lost)
-        dropGuarded()
-        forgetSearch()
+        forget()
         setState(.noSink)
         ask(follower.seek)
-    }
-
-    /// Releases the sink, and lets no reply still on its way adopt one.
-    private mutating func stopHolding() {
-        release()
-        forgetSearch()
-    }
-
-    private mutating func forgetConnection() {
-        dropGuarded()
-        forgetSearch()
-        custodian.connectionLost()
     }
 
     /// No sink is held any more: nothing of its writes or bursts is awaited.
@@ -290,13 +255,35 @@ public struct GuardCore: Sendable {
         counter.dropHeld()
     }
 
-    /// No sink is looked for any more: no reply on its way is awaited.
-    private mutating func forgetSearch() {
+    /// No sink is held or looked for any more: no reply on its way is awaited, nor is one to adopt a sink.
+    private mutating func forget() {
+        dropGuarded()
         follower.forget()
         inFlight.forget()
     }
 
     // MARK: - Looking for a sink
+
+    /// A reading of the sink looked for; nil when there is none.
+    private mutating func found(_ reading: SinkState?) {
+        if let reading, follower.picks(reading.name) {
+            adopt(reading)
+        } else if state == .connecting || state == .guarding || state == .noSink {
+            awaitDefault()
+        }
+    }
+
+    /// Starts holding the sink read as `reading`.
+    private mutating func adopt(_ reading: SinkState) {
+        let (original, recovered) = custodian.take(reading)
+        if let recovered { outbox.append(.report(recovered)) }
+        follower.found()
+        let adopted = Guarded(reading, original: original, margin: configuration.clampMargin)
+        guarded = adopted
+        setState(.guarding)
+        outbox.append(.report(.guarding(sink: reading.name, original: original, held: adopted.held.volume)))
+        holdTarget(correcting: reading.level, attempt: 0)
+    }
 
     /// There is no sink to hold (yet).
     private mutating func awaitDefault() {
@@ -304,7 +291,7 @@ public struct GuardCore: Sendable {
         ask(follower.noSink())
     }
 
-    /// Asks the server what the follower needs to find the sink to hold.
+    /// Asks the server what is needed to find a sink.
     private mutating func ask(_ request: SinkFollower.Request?) {
         switch request {
         case nil: break

@@ -34,9 +34,15 @@ extension GuardCore {
             echo.sinkChanged()
         }
 
-        /// Writes were issued that set the sink from `level` to its target.
-        mutating func wrote(correcting level: SinkLevel, attempt: Int) {
-            echo.wrote(correcting: level, to: target, attempt: attempt)
+        /// The writes that put the sink back at its target from `level`, if it is not there; the reading
+        /// after their acknowledgement verifies them (`attempt` counts the retries).
+        mutating func correct(_ level: SinkLevel, attempt: Int, inFlight: inout InFlight, ids: inout RequestIDs) -> [GuardAction] {
+            let target = target
+            var writes: [GuardAction] = []
+            if level.volume != target.volume { writes.append(.setVolume(sink: index, held.volume, inFlight.write(&ids))) }
+            if level.muted != target.muted { writes.append(.setMute(sink: index, target.muted, inFlight.write(&ids))) }
+            if !writes.isEmpty { echo.wrote(correcting: level, to: target, attempt: attempt) }
+            return writes
         }
 
         /// The writes were all acknowledged at `time`.

@@ -5,7 +5,7 @@
 /// echo, and two reads at once could answer out of turn. So the sink is read when it may have changed
 /// (it is *due*), but only once nothing is in flight; the last acknowledgement of a correction makes it
 /// due, and the reading after it is the correction's verification (see `EchoJudge`). The writes that
-/// give a sink back are not in flight here: `Custody` follows them.
+/// give a sink back are not in flight here: `Custodian` follows them.
 struct InFlight: Hashable, Sendable {
     private enum State: Hashable, Sendable {
         case idle

@@ -1,11 +1,11 @@
 /// Counts the presses a reading of the held sink shows, in key steps, and says when the sink must not
 /// be put back yet. Every counting rule lives here.
 ///
-/// A reading is counted from `seen`, the level the core has accounted for. Faster presses change two
-/// things. In a *run* (a press in the last `KeyStep.isolation`: auto-repeat, a script) a reading may be
-/// counted from the level the last press left the sink at instead (`base`). In a *burst* (presses
-/// closer than `burstGap`, which only programs make) the counter *holds back*: nothing is written until
-/// the burst pauses, and each reading is counted from the one before.
+/// A reading is counted from `seen` (see `EchoJudge`). Faster presses change two things. In a *run* (a
+/// press in the last `KeyStep.isolation`: auto-repeat, a script) a reading may be counted from the level
+/// the last press left the sink at instead (`base`). In a *burst* (presses closer than `burstGap`, which
+/// only programs make) the counter *holds back*: nothing is written until the burst pauses, and each
+/// reading is counted from the one before.
 struct PressCounter: Hashable, Sendable {
     /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
     /// 40 ms and less apart), so only a program stepping the volume makes them.
