@@ -12,12 +12,19 @@ struct Contest: Hashable, Sendable {
 
     private var last: SinkLevel?
     private var streak = 0
+    /// When the guard's last reset was acknowledged.
+    private var resetAcknowledged: Duration?
 
-    /// Notes a change of the sink to `level` at `now`; `resetAcknowledged` is when the reset before it
-    /// was acknowledged, if the change was seen right after one. True when the change completes a fight:
-    /// the guard should hold `level` from now on.
-    mutating func noteChange(to level: SinkLevel, at now: Duration, resetAcknowledged: Duration?) -> Bool {
-        if let acknowledged = resetAcknowledged, now - acknowledged <= Self.window {
+    /// The guard's reset was acknowledged at `time`.
+    mutating func acknowledged(at time: Duration) {
+        resetAcknowledged = time
+    }
+
+    /// Notes a change of the sink to `level` at `now`; `afterReset` when it was seen in the reading right
+    /// after a reset (its verification). True when the change completes a fight: the guard should hold
+    /// `level` from now on.
+    mutating func noteChange(to level: SinkLevel, at now: Duration, afterReset: Bool) -> Bool {
+        if afterReset, let acknowledged = resetAcknowledged, now - acknowledged <= Self.window {
             streak = level == last ? streak + 1 : 1
         } else {
             streak = 0

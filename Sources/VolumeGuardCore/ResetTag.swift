@@ -20,3 +20,20 @@ public struct ReadTicket: Hashable, Sendable {
 
     public init(seq: UInt64) { self.seq = seq }
 }
+
+/// Hands out the tags and tickets of the core's requests, each new over the core's life, so that an
+/// acknowledgement or a reply finds the one request it answers, whichever part of the core issued it.
+struct RequestIDs: Hashable, Sendable {
+    private var lastTag: UInt64 = 0
+    private var lastTicket: UInt64 = 0
+
+    mutating func tag() -> ResetTag {
+        lastTag += 1
+        return ResetTag(seq: lastTag)
+    }
+
+    mutating func ticket() -> ReadTicket {
+        lastTicket += 1
+        return ReadTicket(seq: lastTicket)
+    }
+}

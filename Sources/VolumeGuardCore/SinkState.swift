@@ -13,6 +13,8 @@ public struct SinkState: Hashable, Sendable {
         self.volume = volume
         self.muted = muted
     }
+
+    var level: SinkLevel { SinkLevel(volume: volume, muted: muted) }
 }
 
 /// A volume and mute state, as recorded and restored.

@@ -1,0 +1,160 @@
+/// Keeps the core's custody: the original levels it answers for, by sink name, and the giving back of them.
+///
+/// A sink's original is taken when it is first held, and is what it gets back in the end. Until then
+/// the core keeps it: while the sink is held, while it is given back (until a reading shows the restore
+/// took), and when the sink is lost without being given back (the server went away, the device was
+/// unplugged), as *remembered*: such a sink may come back at the held level the server kept, and what
+/// it gets in the end must still be the user's own. A previous run's record of custody (it was killed)
+/// is remembered the same way, as *recorded*. Every change of custody is announced with
+/// `recordOriginals`, so that a later run can finish the job.
+struct Custodian: Hashable, Sendable {
+    /// A sink being given back.
+    private struct Release: Hashable, Sendable {
+        enum Phase: Hashable, Sendable {
+            /// The restore writes, until each is acknowledged.
+            case restoring(Set<ResetTag>)
+            /// The reading that tells whether they took.
+            case checking(ReadTicket)
+        }
+
+        var sink: UInt32
+        var name: String
+        var original: SinkLevel
+        var phase: Phase
+        var attempt = 0
+    }
+
+    /// The originals of sinks lost, or recorded by a previous run, that are given back if seen again.
+    private(set) var remembered: [String: SinkLevel]
+    /// The names in `remembered` that came from a previous run's record, for the log.
+    private var recorded: Set<String>
+    private var releases: [Release] = []
+    /// The custody last announced with `recordOriginals`.
+    private var announced: [String: SinkLevel]
+
+    /// Custody of `remembered`, a previous run's record.
+    init(recorded remembered: [String: SinkLevel]) {
+        self.remembered = remembered
+        recorded = Set(remembered.keys)
+        announced = remembered
+    }
+
+    /// True once every sink given back has been read back at its original level (or given up on).
+    var isReleased: Bool { releases.isEmpty }
+
+    /// Every original the core answers for, `held`'s among them.
+    func custody(holding held: GuardCore.Guarded?) -> [String: SinkLevel] {
+        var custody = remembered
+        for release in releases { custody[release.name] = release.original }
+        if let held { custody[held.name] = held.original }
+        return custody
+    }
+
+    /// `recordOriginals`, when the custody changed since it was last announced.
+    mutating func announce(holding held: GuardCore.Guarded?) -> GuardAction? {
+        let custody = custody(holding: held)
+        guard custody != announced else { return nil }
+        announced = custody
+        return .recordOriginals(custody)
+    }
+
+    /// Takes the sink read as `reading` into custody, to hold it: returns its original (the one
+    /// remembered for it, unless its channels changed, else its level now) and a report if that came
+    /// from a previous run's record.
+    mutating func take(_ reading: SinkState) -> (original: SinkLevel, recovered: GuardReport?) {
+        guard let kept = remembered.removeValue(forKey: reading.name),
+              kept.volume.channels.count == reading.volume.channels.count else { return (reading.level, nil) }
+        return (kept, recovered(reading.name, to: kept))
+    }
+
+    /// Gives sink `index`, named `name`, its original back; it stays in custody until a reading shows the
+    /// writes took.
+    mutating func giveBack(_ index: UInt32, named name: String, original: SinkLevel, ids: inout RequestIDs) -> [GuardAction] {
+        remembered[name] = nil
+        var release = Release(sink: index, name: name, original: original, phase: .restoring([]))
+        let writes = restore(&release, ids: &ids)
+        releases.append(release)
+        return writes
+    }
+
+    /// While paused: gives each remembered sink among `sinks` its original back.
+    mutating func giveBackRemembered(_ sinks: [SinkState], ids: inout RequestIDs) -> [GuardAction] {
+        var actions: [GuardAction] = []
+        for sink in sinks {
+            guard let original = remembered[sink.name], original.volume.channels.count == sink.volume.channels.count else { continue }
+            if let report = recovered(sink.name, to: original) { actions.append(.report(report)) }
+            actions += giveBack(sink.index, named: sink.name, original: original, ids: &ids)
+        }
+        return actions
+    }
+
+    /// Keeps the original of a sink that went away while held, for when it comes back.
+    mutating func remember(_ held: GuardCore.Guarded) {
+        remembered[held.name] = held.original
+    }
+
+    /// An acknowledgement of a restore write, or nil when it is none: once a release's writes are all
+    /// acknowledged, the sink is read to check them.
+    mutating func acknowledged(_ tag: ResetTag, ids: inout RequestIDs) -> [GuardAction]? {
+        for position in releases.indices {
+            guard case .restoring(var writes) = releases[position].phase, writes.remove(tag) != nil else { continue }
+            guard writes.isEmpty else {
+                releases[position].phase = .restoring(writes)
+                return []
+            }
+            let ticket = ids.ticket()
+            releases[position].phase = .checking(ticket)
+            return [.readSink(.index(releases[position].sink), ticket)]
+        }
+        return nil
+    }
+
+    /// The reading that checks a release, or nil when it is none. The sink is back (or gone): it leaves
+    /// custody. Otherwise a write did not take (pipewire-pulse's stale cache) and is issued again, up to
+    /// `retries` times.
+    mutating func checked(_ ticket: ReadTicket, _ reading: SinkState?, retries: Int, ids: inout RequestIDs) -> [GuardAction]? {
+        guard let position = releases.firstIndex(where: { $0.phase == .checking(ticket) }) else { return nil }
+        var release = releases[position]
+        guard let reading, reading.level != release.original else {
+            releases.remove(at: position)
+            return []
+        }
+        guard release.attempt < retries else {
+            releases.remove(at: position)
+            return [.report(.resetAbandoned(sink: release.name))]
+        }
+        release.attempt += 1
+        let writes = restore(&release, ids: &ids)
+        releases[position] = release
+        return [.report(.resetRetried(sink: release.name, attempt: release.attempt))] + writes
+    }
+
+    /// The connection is gone: no restore on it can be acknowledged or checked. The sinks are not
+    /// remembered for that: a release was asked for (a switch, a pause, the end), not a loss.
+    mutating func connectionLost() {
+        releases = []
+    }
+
+    /// The remembered sinks are no longer answered for: at a clean end (a sink gone by then cannot be
+    /// given back), or on guarding again after a pause (those present were given back while paused).
+    mutating func forgetRemembered() {
+        remembered = [:]
+        recorded = []
+    }
+
+    /// The report that a sink's level comes from a previous run's record, the first time it is used.
+    private mutating func recovered(_ name: String, to original: SinkLevel) -> GuardReport? {
+        recorded.remove(name) == nil ? nil : .recovered(sink: name, to: original)
+    }
+
+    /// Issues the writes that put a released sink back at its original level.
+    private func restore(_ release: inout Release, ids: inout RequestIDs) -> [GuardAction] {
+        let volumeTag = ids.tag()
+        let muteTag = ids.tag()
+        release.phase = .restoring([volumeTag, muteTag])
+        return [
+            .setVolume(sink: release.sink, release.original.volume, volumeTag),
+            .setMute(sink: release.sink, release.original.muted, muteTag),
+        ]
+    }
+}
