@@ -518,7 +518,7 @@ class Bench:
         self.kind = kind
         log(f"{kind}: starting a private server")
         exported, version = self.start_server(kind)
-        out = {"server": version}
+        out = {"server": version, "load": loadavg()}
         try:
             self.hold()
             log(f"{kind}: floor ({self.sizes['floor']} samples)")
@@ -698,7 +698,9 @@ def render(report):
         f"load average (1, 5, 15 min): {report['load_before']} before, {report['load_after']} after",
     ]
     for kind in kinds:
-        text += ["", f"### {kind}", "", guard_table(results[kind]), "", fidelity_table(results[kind])]
+        r = results[kind]
+        text += ["", f"### {kind}", "", f"{r['server']}; load average at its start: {r['load']}", "", guard_table(r),
+                 "", fidelity_table(r)]
     text += ["", "### CPU per press, by thread", "",
              by_thread_table(results, kinds, ("cpu", "by_thread_us"), "µs per press", lambda v: f"{v:.0f}"),
              "", "### Idle wakeups, by thread", "",
