@@ -699,8 +699,8 @@ def render(report):
     ]
     for kind in kinds:
         r = results[kind]
-        text += ["", f"### {kind}", "", f"{r['server']}; load average at its start: {r['load']}", "", guard_table(r),
-                 "", fidelity_table(r)]
+        text += ["", f"### {kind}", "", f"{r['server']}; load average at its start: {r.get('load', '?')}", "",
+                 guard_table(r), "", fidelity_table(r)]
     text += ["", "### CPU per press, by thread", "",
              by_thread_table(results, kinds, ("cpu", "by_thread_us"), "µs per press", lambda v: f"{v:.0f}"),
              "", "### Idle wakeups, by thread", "",
