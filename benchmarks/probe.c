@@ -6,9 +6,9 @@
  *   - an "observer" context subscribed to sink events, which reads the sink after each change event
  *     (the "third client" that sees the volume come back to the held level),
  *   - N subscribers on the guard's Unix socket (`{"cmd":"subscribe","gestures":false}`: presses only; the
- *     baseline ignores the field), reading press lines.
+ *     baseline ignores the field), reading press lines (latency and fanout only).
  * Every arrival is stamped with CLOCK_MONOTONIC taken right after poll() returned (a hook on the
- * mainloop's poll), so reading 200 sockets one after another does not add to the last one's time.
+ * mainloop's poll), so reading 1,000 sockets one after another does not add to the last one's time.
  * A set is stamped just before its request is handed to libpulse.
  *
  * Modes (results as one JSON object on stdout; notes on stderr):
@@ -18,6 +18,10 @@
  *   fanout   latency with N subscribers: time until the last of them has the press line.
  *   rate     N relative +step presses at a fixed interval (read current, set current+step).
  *   burst    N relative +step presses back to back (the next as soon as the previous set is acked).
+ *   set      sets the sink to --held; get reads it. Both print the level read.
+ * rate and burst only make the steps: bench.py counts the guard's presses on a subscriber of its own.
+ * With --linger, the subscribers stay connected after the result is printed, until stdin is closed
+ * (bench.py reads the guard's memory with them connected).
  *
  * Every wait is bounded; the process exits non-zero on a broken connection.
  */
@@ -47,10 +51,10 @@ static int steps = 200;
 static double interval_ms = 20;
 static double gap_ms = 10;
 static double timeout_ms = 1000;
-static double settle_ms = 1000;
 static uint32_t held = PA_VOLUME_NORM / 2;      /* 50 %: raw 32768 */
 static uint32_t step = 3277;                     /* 5 % of PA_VOLUME_NORM, rounded */
 static uint32_t tolerance = 8;                   /* pipewire-pulse may read back a few raw units off */
+static int linger = 0;
 
 /* ------------------------------------------------------------------ clock and loop */
 static double now_us(void) {
@@ -268,8 +272,6 @@ struct sub {
 };
 static struct sub *subs;
 static int subs_subscribed;
-static long unattributed_lines, unattributed_count;
-static long dir_up, dir_down, dir_mute;
 
 /* Finds "key" : and returns a pointer to the value, or NULL. Flat objects only. */
 static const char *json_value(const char *line, const char *key) {
@@ -307,13 +309,7 @@ static void handle_line(struct sub *s, const char *line) {
     s->last_seq = seq;
     s->lines++;
     s->count += count;
-    if (s == &subs[0]) {
-        if (json_is(line, "direction", "up")) dir_up++;
-        else if (json_is(line, "direction", "down")) dir_down++;
-        else if (json_is(line, "direction", "mute")) dir_mute++;
-        if (cur.no) { cur.lines++; cur.count += count; }
-        else { unattributed_lines++; unattributed_count += count; }
-    }
+    if (s == &subs[0] && cur.no) { cur.lines++; cur.count += count; }
     if (cur.no && s->got_no != cur.no) {
         s->got_no = cur.no;
         if (cur.subs_got++ == 0) cur.first_press_t = poll_ts;
@@ -497,7 +493,8 @@ static void mode_latency(int fanout) {
 }
 
 /* rate and burst: relative presses, as a desktop sends them: read the volume, set it one step higher. */
-static int rmw_reads_pending, rmw_acked, rmw_stale_reads;
+static int rmw_reads_pending, rmw_acked;
+static uint32_t rmw_highest;   /* the highest level read */
 static void rmw_ack_cb(pa_context *c, int success, void *u) {
     (void)c; (void)u;
     set_acks_pending--;
@@ -508,7 +505,7 @@ static void rmw_read_cb(pa_context *c, const pa_sink_info *i, int eol, void *u) 
     (void)u;
     if (eol) { rmw_reads_pending--; return; }
     pa_cvolume cv = i->volume;
-    if (!is_held(pa_cvolume_max(&cv))) rmw_stale_reads++;
+    if (pa_cvolume_max(&cv) > rmw_highest) rmw_highest = pa_cvolume_max(&cv);
     for (int ch = 0; ch < cv.channels; ch++) {
         uint64_t v = (uint64_t)cv.values[ch] + step;
         cv.values[ch] = v > PA_VOLUME_MAX ? PA_VOLUME_MAX : (pa_volume_t)v;
@@ -522,50 +519,30 @@ static void rmw_step(void) {
 }
 
 static void mode_presses(int paced) {
-    observer_reads = 0;
-    begin_sample(1);   /* every press line of the run is counted in cur */
     double start = now_us();
-    int sent = 0;
-    if (paced) {
-        for (; sent < steps; sent++) {
+    for (int sent = 0; sent < steps; sent++) {
+        if (paced) {
             double at = start + sent * interval_ms * 1e3;
             while (now_us() < at) iterate(at);
-            rmw_step();
         }
-    } else {
-        for (; sent < steps; sent++) {
-            rmw_step();
-            int want = sent + 1;
-            if (!WAIT_UNTIL(rmw_acked >= want, 5e6)) { note("burst: set %d not acknowledged within 5 s", sent); break; }
-        }
+        rmw_step();
+        if (!paced && !WAIT_UNTIL(rmw_acked > sent, 5e6)) { note("burst: set %d not acknowledged within 5 s", sent); break; }
     }
     double sent_us = now_us() - start;
     if (!WAIT_UNTIL(rmw_reads_pending == 0 && set_acks_pending == 0, 10e6)) note("some sets were not acknowledged");
-    /* Settle: until no press line for settle_ms (at most 10 s). */
-    double settle_start = now_us(), last_change = now_us();
-    long last_lines = cur.lines;
-    while (now_us() - last_change < settle_ms * 1e3 && now_us() - settle_start < 10e6) {
-        iterate(now_us() + 10e3);
-        if (cur.lines != last_lines) { last_lines = cur.lines; last_change = now_us(); }
-    }
-    double drained_us = last_change - start;
-    uint32_t final = read_sink();
-    printf("{\"mode\":\"%s\",\"steps\":%d,\"interval_ms\":%.1f,\"sent_us\":%.0f,\"last_line_us\":%.0f,"
-           "\"lines\":%ld,\"count\":%ld,\"up\":%ld,\"down\":%ld,\"mute\":%ld,\"stale_reads\":%d,"
-           "\"final_raw\":%u,\"final_held\":%s,\"seq_gaps\":%ld,\"set_failures\":%ld}\n",
-           paced ? "rate" : "burst", sent, paced ? interval_ms : 0.0, sent_us, drained_us, cur.lines, cur.count,
-           dir_up, dir_down, dir_mute, rmw_stale_reads, final, is_held(final) ? "true" : "false",
-           subs[0].seq_gaps, set_failures);
-    cur.no = 0;
+    printf("{\"mode\":\"%s\",\"made\":%ld,\"interval_ms\":%.1f,\"sent_us\":%.0f,\"highest_raw\":%u,"
+           "\"set_failures\":%ld}\n",
+           paced ? "rate" : "burst", rmw_acked - set_failures, paced ? interval_ms : 0.0, sent_us, rmw_highest,
+           set_failures);
 }
 
 /* ------------------------------------------------------------------ main */
 static void usage(void) {
     fprintf(stderr,
             "usage: vgprobe MODE [--socket PATH] [--samples N] [--subscribers N] [--steps N]\n"
-            "               [--interval-ms MS] [--gap-ms MS] [--timeout-ms MS] [--settle-ms MS]\n"
-            "               [--held RAW] [--step RAW]\n"
-            "MODE: floor | latency | fanout | rate | burst | set (sets --held and exits)\n"
+            "               [--interval-ms MS] [--gap-ms MS] [--timeout-ms MS] [--held RAW] [--step RAW]\n"
+            "               [--linger] [--limit-s S]\n"
+            "MODE: floor | latency | fanout | rate | burst | set | get\n"
             "The audio server is PULSE_SERVER's; the sink is the default sink.\n");
     exit(2);
 }
@@ -583,6 +560,7 @@ int main(int argc, char **argv) {
     unsigned limit_s = 600;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--linger")) { linger = 1; continue; }
         if (i + 1 >= argc) usage();
         const char *v = argv[++i];
         if (!strcmp(a, "--socket")) socket_path = v;
@@ -592,7 +570,6 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--interval-ms")) interval_ms = atof(v);
         else if (!strcmp(a, "--gap-ms")) gap_ms = atof(v);
         else if (!strcmp(a, "--timeout-ms")) timeout_ms = atof(v);
-        else if (!strcmp(a, "--settle-ms")) settle_ms = atof(v);
         else if (!strcmp(a, "--held")) held = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--step")) step = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--limit-s")) limit_s = (unsigned)atoi(v);
@@ -611,23 +588,27 @@ int main(int argc, char **argv) {
     setter = connect_client("vgprobe-setter");
     find_sink();
 
-    if (!strcmp(mode, "set")) {
-        set_uniform(held, 0);
-        if (!WAIT_UNTIL(set_acks_pending == 0, 5e6)) die("set not acknowledged");
-        printf("{\"mode\":\"set\",\"sink\":\"%s\",\"raw\":%u}\n", sink_name, read_sink());
+    if (!strcmp(mode, "set") || !strcmp(mode, "get")) {
+        if (mode[0] == 's') {
+            set_uniform(held, 0);
+            if (!WAIT_UNTIL(set_acks_pending == 0, 5e6)) die("set not acknowledged");
+        }
+        printf("{\"mode\":\"%s\",\"sink\":\"%s\",\"raw\":%u}\n", mode, sink_name, read_sink());
         return 0;
     }
 
-    observer = connect_client("vgprobe-observer");
-    pa_context_set_subscribe_callback(observer, subscribe_cb, NULL);
-    unref_op(pa_context_subscribe(observer, PA_SUBSCRIPTION_MASK_SINK, NULL, NULL));
+    int is_floor = !strcmp(mode, "floor"), is_steps = !strcmp(mode, "rate") || !strcmp(mode, "burst");
+    if (!is_steps) {   /* a program making steps is only a setter */
+        observer = connect_client("vgprobe-observer");
+        pa_context_set_subscribe_callback(observer, subscribe_cb, NULL);
+        unref_op(pa_context_subscribe(observer, PA_SUBSCRIPTION_MASK_SINK, NULL, NULL));
+    }
     setup_done = 1;
 
     uint32_t start = read_sink();
     if (!is_held(start)) note("the sink is at raw %u at the start, not at the held level %u", start, held);
 
-    int is_floor = !strcmp(mode, "floor");
-    if (!is_floor) {
+    if (!is_floor && !is_steps) {
         if (!socket_path) usage();
         if (strcmp(mode, "fanout")) subscribers = 1;
         connect_subscribers(subscribers);
@@ -641,10 +622,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "burst")) mode_presses(0);
     else usage();
     fflush(stdout);
+    if (linger) {
+        char c;
+        while (read(0, &c, 1) > 0) {}
+    }
 
     if (subs) for (int i = 0; i < subscribers; i++) close(subs[i].fd);
     setup_done = 0;   /* from here a closed connection is expected */
     pa_context_disconnect(setter);
-    pa_context_disconnect(observer);
+    if (observer) pa_context_disconnect(observer);
     return 0;
 }
