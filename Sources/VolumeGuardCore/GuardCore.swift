@@ -531,14 +531,26 @@ public struct GuardCore: Sendable {
     }
 
     /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
-    /// 40 ms and less apart), so only a program stepping the volume makes them.
+    /// 40 ms and less apart) or a scroll wheel steps (125 Hz: 8 ms), so only a program stepping the
+    /// volume makes them.
     ///
     /// Such a client steps from the level it has just read. A reset landing between its read and its
     /// write is built upon (counted from `base(for:in:)`), but one landing between its write and the
     /// guard's read of it overwrites a step unseen, and the next step starts from the held level. So
     /// within a burst the guard only reads, counting each reading from the one before, and puts the
-    /// level back once the changes pause for this long.
-    public static let burstGap: Duration = .milliseconds(10)
+    /// level back once the changes pause for `burstQuiet`.
+    ///
+    /// Steps further apart than this are each read and put back long before the next (the guard's
+    /// round trip is 1–3 ms), so no reset can fall between a step and the guard's reading of it.
+    public static let burstGap: Duration = .milliseconds(5)
+
+    /// How long a burst must pause before the guard puts the level back: four times `burstGap`, so
+    /// that a program stepping at a steady pace, however its timer jitters, is either never in a burst
+    /// or stays in one until it stops. Were the two equal, a program stepping at about that pace would
+    /// enter and leave bursts at random, and each reset at a burst's end would fall right where its
+    /// next step lands, overwriting it (a scroll wheel at 125 Hz lost 8 of 200 steps so while bursts
+    /// began and ended at 10 ms).
+    public static let burstQuiet: Duration = .milliseconds(20)
 
     /// How many change events arriving while one read is in flight mark a burst from its first reading
     /// on: a reset written then would land among the program's steps and wipe out those before it.
@@ -547,13 +559,13 @@ public struct GuardCore: Sendable {
     /// While holding back: ends it once the burst has paused, or asks to be woken when it may have.
     private mutating func checkBurst() {
         guard holdingBack else { return }
-        guard inBurst, let lastPress else {
+        guard pressCame(within: Self.burstQuiet), let lastPress else {
             holdingBack = false
             dirty = true
             readIfDue()
             return
         }
-        outbox.append(.wakeUp(after: lastPress + Self.burstGap - now))
+        outbox.append(.wakeUp(after: lastPress + Self.burstQuiet - now))
     }
 
     /// The level a reading is counted from: the one the core has accounted for, except in a run of

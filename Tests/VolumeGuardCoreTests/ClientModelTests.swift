@@ -20,6 +20,10 @@ enum ClientModel {
         case readModifyWrite
         /// The same without waiting for its set's ack before the next read.
         case readModifyWriteNoAckWait
+        /// Read-modify-write with random delays, stepping either way at random.
+        case readModifyWriteBothWays
+        /// Two generated clients at once, each of a pattern above (not bursts or paced ones).
+        case twoClients
         /// Read-modify-write whose sets are at least 8 ms apart (the next step waits 8–30 ms after the
         /// ack), with random delays from read to set: crossing the 10 and 20 ms marks both ways.
         case readModifyWriteSpaced
@@ -71,6 +75,11 @@ enum ClientModel {
         case .readModifyWrite, .readModifyWriteNoAckWait:
             let plan = steps { ClientPlan.Step(readToSet: delay(&$0), next: delay(&$0)) }
             return ClientPlan(kind: .readModifyWrite(direction, waitsForAck: pattern == .readModifyWrite), start: start, steps: plan)
+        case .readModifyWriteBothWays:
+            let plan = steps { ClientPlan.Step(readToSet: delay(&$0), next: delay(&$0), reverse: $0.chance(50)) }
+            return ClientPlan(kind: .readModifyWrite(direction, waitsForAck: random.chance(50)), start: start, steps: plan)
+        case .twoClients:
+            fatalError("two plans: see plans(_:seed:start:)")
         case .readModifyWriteSpaced:
             let plan = steps { ClientPlan.Step(readToSet: delay(&$0), next: $0.int(8_000...30_000)) }
             return ClientPlan(kind: .readModifyWrite(direction, waitsForAck: true), start: start, steps: plan)
@@ -100,6 +109,16 @@ enum ClientModel {
                 ClientPlan.Step(readToSet: random.int(30...800), next: lateness(&random))
             }
             return ClientPlan(kind: .readModifyWrite(.up, waitsForAck: false), start: start, steps: plan, interval: interval)
+        }
+    }
+
+    /// The clients of a generated history: one, or two for `.twoClients`.
+    static func plans(_ pattern: Pattern, seed: UInt64, start: Int) -> [ClientPlan] {
+        guard pattern == .twoClients else { return [plan(pattern, seed: seed, start: start)] }
+        let each: [Pattern] = [.readModifyWrite, .readModifyWriteNoAckWait, .readModifyWriteBothWays, .serverSide, .absolute, .muteToggle]
+        var random = SimRandom(seed: seed ^ 0x7A1B)
+        return (0..<2).map { i in
+            plan(each[random.int(0...(each.count - 1))], seed: seed &* 31 &+ UInt64(i), start: start + random.int(0...5_000))
         }
     }
 
@@ -154,6 +173,38 @@ enum ClientModel {
 
 @Suite("Counting with generated clients")
 struct ClientModelTests {
+    /// Runs `pattern` for each seed and hands each outcome to `judge`, naming the history in failures.
+    static func judge(
+        _ pattern: ClientModel.Pattern, on kind: ServerKind, seeds: Range<UInt64>, learned: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation, _ judge: (ClientModel.Outcome) -> Bool
+    ) {
+        for seed in seeds {
+            let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
+            let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned)
+            if !judge(outcome) {
+                Issue.record("\(pattern) on \(kind), seed \(seed)\(learned ? ", learned step" : ""): \(outcome)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test("steps at least 8 ms apart are counted exactly, whatever the delays from read to set", arguments: ServerKind.allCases)
+    func exactWhenSpaced(kind: ServerKind) {
+        Self.judge(.readModifyWriteSpaced, on: kind, seeds: 0..<30) { $0.counted == $0.made && $0.endsHeld }
+        Self.judge(.readModifyWriteSpaced, on: kind, seeds: 30..<40, learned: true) { $0.counted == $0.made && $0.endsHeld }
+    }
+
+    @Test("a client stepping at 50 or 125 Hz, its timer now and then late, is counted exactly", arguments: ServerKind.allCases)
+    func exactWhenPaced(kind: ServerKind) {
+        Self.judge(.paced50Hz, on: kind, seeds: 0..<5) { $0.counted == $0.made && $0.endsHeld }
+        Self.judge(.paced125Hz, on: kind, seeds: 0..<10) { $0.counted == $0.made && $0.endsHeld }
+        Self.judge(.paced125Hz, on: kind, seeds: 10..<15, learned: true) { $0.counted == $0.made && $0.endsHeld }
+    }
+
+    @Test("a burst of 200 back-to-back steps loses at most 4, and counts none that was not made", arguments: ServerKind.allCases)
+    func burstBound(kind: ServerKind) {
+        Self.judge(.burst, on: kind, seeds: 0..<20) { !$0.phantom && $0.lost <= 4 && $0.endsHeld }
+        Self.judge(.burst, on: kind, seeds: 20..<25, learned: true) { !$0.phantom && $0.lost <= 4 && $0.endsHeld }
+    }
     @Test("exploration", .enabled(if: Environment.explore))
     func explore() {
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
@@ -169,8 +220,8 @@ struct ClientModelTests {
                     var lost: [Int] = []
                     var first: String?
                     for seed in UInt64(0)..<seeds {
-                        let plan = ClientModel.plan(pattern, seed: seed, start: ClientModel.start(learned: learned))
-                        let outcome = ClientModel.run(kind, seed: seed, plans: [plan], learned: learned, fresh: fresh)
+                        let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
+                        let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned, fresh: fresh)
                         if outcome.phantom {
                             phantoms += 1
                             if first == nil { first = "seed \(seed): \(outcome)" }
@@ -238,14 +289,14 @@ extension ClientModelTests {
         guard let patternName = env("PATTERN"), let pattern = ClientModel.Pattern(rawValue: patternName),
               let kind = ServerKind(rawValue: env("KIND") ?? "pipeWire"), let seed = UInt64(env("SEED") ?? "") else { return }
         let learned = env("LEARNED") != nil
-        let plan = ClientModel.plan(pattern, seed: seed, start: ClientModel.start(learned: learned))
+        let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
         let lost = env("FAIL") == "lost"
         let fails = { (plans: [ClientPlan]) in
             let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned)
             return lost ? outcome.lost > 0 : outcome.phantom
         }
-        guard fails([plan]) else { print("no failure"); return }
-        let small = env("NOSHRINK") != nil ? [plan] : ClientModel.shrink([plan], fails: fails)
+        guard fails(plans) else { print("no failure"); return }
+        let small = env("NOSHRINK") != nil ? plans : ClientModel.shrink(plans, fails: fails)
         let outcome = ClientModel.run(kind, seed: seed, plans: small, learned: learned, tracing: true)
         print("\(kind) seed \(seed) \(small) -> \(outcome)")
         print(outcome.sim.trace.joined(separator: "\n"))

@@ -77,8 +77,10 @@ struct ClientPlan: CustomStringConvertible {
     struct Step: Hashable, CustomStringConvertible {
         var readToSet: Int
         var next: Int
+        /// A read-modify-write step the other way than the client's direction.
+        var reverse = false
 
-        var description: String { "(\(readToSet), \(next))" }
+        var description: String { "(\(readToSet), \(next)\(reverse ? ", reverse" : ""))" }
     }
 
     var kind: Kind
@@ -89,7 +91,7 @@ struct ClientPlan: CustomStringConvertible {
     var interval: Int?
 
     var description: String {
-        "ClientPlan(kind: .\(kind), start: \(start), steps: \(steps.map { [$0.readToSet, $0.next] }), interval: \(interval.map(String.init) ?? "nil"))"
+        "ClientPlan(kind: .\(kind), start: \(start), steps: \(steps.map { $0.reverse ? [$0.readToSet, $0.next, 1] : [$0.readToSet, $0.next] }), interval: \(interval.map(String.init) ?? "nil"))"
     }
 }
 
@@ -511,7 +513,8 @@ final class CountingSimulation {
         guard let read = client.read else { return }
         client.read = nil
         switch client.plan.kind {
-        case .readModifyWrite(let direction, _):
+        case .readModifyWrite(let forward, _):
+            let direction = client.plan.steps[client.next].reverse ? (forward == .up ? Direction.down : .up) : forward
             let to = direction == .up ? read.volume + step : (read.volume > step ? read.volume - step : 0)
             clientSends(id, .volume(to, by: id, .step(direction)))
         case .muteToggle:
