@@ -9,9 +9,10 @@
 /// level that write sets, so the echo compares equal and only a change made on top of it is a press,
 /// counted from the written level, not from where the sink was before.
 ///
-/// Faster presses change two things. In a run (a press in the last `KeyStep.isolation`) a reading may be
-/// counted from the last press's level (`base(for:in:)`). In a burst (presses closer than `burstGap`,
-/// which only programs make) nothing is written until it pauses.
+/// Faster presses change two things. In a run (a press in the last `KeyStep.isolation`) a reading counts
+/// several steps only beyond every recent level, and one otherwise (`base(for:in:)`): never more steps
+/// than a client made. In a burst (presses closer than `burstGap`, which only programs make) nothing is
+/// written until it pauses for `burstQuiet`.
 public struct GuardCore: Sendable {
     public struct Configuration: Hashable, Sendable {
         public var selection: SinkSelection
@@ -59,8 +60,9 @@ public struct GuardCore: Sendable {
         public var seen: SinkLevel
         /// Another client fought the guard: `held` is that client's level, not the original's.
         public var contested = false
-        /// The volume the last press left the sink at, before the guard put it back.
-        public var lastPressed: SinkVolume?
+        /// The last few distinct levels (loudest channel) the sink was read at in this run of presses,
+        /// the latest last: a client may still step from any of them (see `base(for:in:)`).
+        public var runLevels: [UInt32] = []
 
         /// The held level as the server will report it.
         public var target: SinkLevel {
@@ -495,19 +497,25 @@ public struct GuardCore: Sendable {
         }
 
         let isolated = current.seen == current.target && !inRun
-        // A burst's first reading shows no press before it, but the server reporting several more
-        // changes while the guard read does: a program is stepping. A key press is one change.
-        var burst = inBurst || changesSinceRead >= Self.burstChanges
-        let delta = Int64(level.volume.max) - Int64(base(for: level.volume, in: current).max)
-        if delta != 0 {
+        if !inRun { current.runLevels = [] }
+        // A program is stepping when a press follows the last within `burstGap`; when one lands on top
+        // of the guard's reset of a press before it could read the reset back (the guard's round trip
+        // is slower than the program's steps); or when the server reports several changes while one
+        // read is in flight: a burst's first reading shows no press before it, and a key press is one
+        // change.
+        var burst = inBurst || (check != nil && pressCame(within: Self.burstQuiet))
+            || changesSinceRead >= Self.burstChanges
+        let loudest = level.volume.max
+        let counted = base(for: loudest, in: current)
+        let delta = counted.map { Int64(loudest) - Int64($0.level) } ?? 0
+        if let counted, delta != 0 {
             let size = UInt32(delta.magnitude)
             keyStep.notePress(of: size, at: now, isolated: isolated)
-            let count = pinnedAtExtreme(level.volume, in: current) ? 1 : keyStep.count(for: size)
+            let count = counted.oneStep ? 1 : keyStep.count(for: size)
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changesSinceRead > 0 { burst = true }
             publish(delta > 0 ? .up : .down, count: count, on: current.name)
-            current.lastPressed = level.volume
         } else if level.muted != current.seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             publish(.mute, count: 1, on: current.name)
@@ -521,6 +529,11 @@ public struct GuardCore: Sendable {
             outbox.append(.report(.contested(sink: current.name, held: current.held.volume)))
         }
         if burst, level != current.seen { holdingBack = true }
+        if inRun, loudest != current.target.volume.max {
+            current.runLevels.removeAll { $0 == loudest }
+            current.runLevels.append(loudest)
+            if current.runLevels.count > Self.runLevelsKept { current.runLevels.removeFirst() }
+        }
         current.seen = level
         guarded = current
         guard !holdingBack else {
@@ -552,6 +565,13 @@ public struct GuardCore: Sendable {
     /// began and ended at 10 ms).
     public static let burstQuiet: Duration = .milliseconds(20)
 
+    /// How many distinct levels of a run a client may still step from (see `base(for:in:)`): a client
+    /// that does not wait for its sets' acknowledgements can read pipewire-pulse's cache several of its
+    /// own sets behind (the cache lags 1-3 ms), and the guard reads a new level at most every 0.2 ms or
+    /// so. Older levels are forgotten so that a burst that climbs again after a pause is counted from
+    /// its own readings, not from those of the climb before.
+    static let runLevelsKept = 8
+
     /// How many change events arriving while one read is in flight mark a burst from its first reading
     /// on: a reset written then would land among the program's steps and wipe out those before it.
     static let burstChanges = 3
@@ -568,27 +588,41 @@ public struct GuardCore: Sendable {
         outbox.append(.wakeUp(after: lastPress + Self.burstQuiet - now))
     }
 
-    /// The level a reading is counted from: the one the core has accounted for, except in a run of
-    /// presses (auto-repeat, a script), when the reading lies beyond the level the last press left the
-    /// sink at, on the far side from the held level. A key's client steps from the level it last read;
-    /// in a run it may read that level before the guard's reset lands, and its step then lands on top of
-    /// the reset, one step beyond that level and two or more from the held one. Counted from the held
-    /// level, each such press would count several times. Presses a person merged within the same moment
-    /// can look alike; the readings cannot tell the two apart, and the fewer presses win. A reading on
-    /// the near side is counted from the held level, so its direction is never turned around.
-    private func base(for reading: SinkVolume, in current: Guarded) -> SinkVolume {
-        let held = current.seen.volume
-        guard inRun, current.seen == current.target, let pressed = current.lastPressed else { return held }
-        let beyond = pressed.max > held.max ? reading.max > pressed.max : pressed.max < held.max && reading.max < pressed.max
-        return beyond ? pressed : held
-    }
-
-    /// Whether, in a run, the reading is the level the last press left the sink at, and that level is
-    /// 0 % or 100 %: a key stepping from there (even from a reading taken before the reset landed) lands
-    /// on it again, and only one step can be seen.
-    private func pinnedAtExtreme(_ reading: SinkVolume, in current: Guarded) -> Bool {
-        inRun && current.seen == current.target && current.lastPressed == reading
-            && (reading.max == 0 || reading.max == SinkVolume.norm)
+    /// How a reading (its loudest channel) counts: from which level, or as one step whatever its size;
+    /// nil when it is no press.
+    ///
+    /// Outside a run of presses, from the level the core has accounted for. In a run (auto-repeat, a
+    /// script), a client steps from whatever level it last read, and that may be one the guard has since
+    /// put back, or one a burst has since moved on from; on pipewire-pulse, whose reads answer from a
+    /// cache, even one from before the client's own last few sets. The reading is then one step from a
+    /// level the sink was at, possibly several from the level accounted for, and nothing tells which
+    /// level it was. So in a run:
+    ///
+    /// - a reading beyond every recent level on its side of the held level (the last `runLevelsKept`
+    ///   the run has read, and the one accounted for) is counted from the farthest of them: the levels
+    ///   in between were never read, so the steps that made them were never counted;
+    /// - any other reading is one step: something changed, so at least one step landed since the last
+    ///   reading, and the levels it passes were counted when they were read;
+    /// - a reading that moved the sink back toward the held level, which only happens in a burst
+    ///   (nothing was put back), is no press: a program stepping back, and one stepping on from a level
+    ///   it read before its last steps landed, cannot be told apart, and counted it would be a step in
+    ///   the other direction that this client never made.
+    ///
+    /// Fewer steps always win: presses merged within one reading that do not reach beyond the recent
+    /// levels count one. docs/DESIGN.md, "Counting: the rule and its proof sketch".
+    private func base(for reading: UInt32, in current: Guarded) -> (level: UInt32, oneStep: Bool)? {
+        let seen = current.seen.volume.max
+        guard inRun, reading != seen else { return (seen, false) }
+        let held = current.target.volume.max
+        let up = reading > held
+        func beyond(_ level: UInt32, _ than: UInt32) -> Bool { up ? level > than : level < than }
+        // Back toward the held level, from the level accounted for on the same side.
+        if reading == held || (seen != held && (seen > held) == up && beyond(seen, reading)) { return nil }
+        var farthest = held
+        for level in current.runLevels + [seen] where level != held && (level > held) == up && beyond(level, farthest) {
+            farthest = level
+        }
+        return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
     /// A timer the core asked for is due: a gesture may be complete, or the default sink worth asking

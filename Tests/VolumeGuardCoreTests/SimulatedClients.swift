@@ -109,6 +109,12 @@ struct ServerLatencies {
     var skippedAck: ClosedRange<Int> = 30...200
     /// How long the guard takes over one event before its requests leave (publishing, the log).
     var guardWork: ClosedRange<Int> = 30...250
+
+    /// A loaded two-core machine: every hop up to a few times slower, the guard up to 2 ms per event.
+    static let loaded = ServerLatencies(
+        transit: 15...300, eventFlush: 20...1_000, apply: 300...3_000, readBack: 80...1_000,
+        skippedAck: 30...600, guardWork: 30...2_000
+    )
 }
 
 /// The guard, its server and the generated clients, on one virtual clock.
