@@ -341,15 +341,16 @@ extension ClientModelTests {
         guard let patternName = env("PATTERN"), let pattern = ClientModel.Pattern(rawValue: patternName),
               let kind = ServerKind(rawValue: env("KIND") ?? "pipeWire"), let seed = UInt64(env("SEED") ?? "") else { return }
         let learned = env("LEARNED") != nil
+        let fresh = env("FRESH") != nil
         let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
         let lost = env("FAIL") == "lost"
         let fails = { (plans: [ClientPlan]) in
-            let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned, latencies: env("LOADED") != nil ? .loaded : .init())
+            let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init())
             return lost ? outcome.lost > 0 : env("FAIL") == "all" ? outcome.phantomInAll : outcome.phantom
         }
         guard fails(plans) else { print("no failure"); return }
         let small = env("NOSHRINK") != nil ? plans : ClientModel.shrink(plans, fails: fails)
-        let outcome = ClientModel.run(kind, seed: seed, plans: small, learned: learned, latencies: env("LOADED") != nil ? .loaded : .init(), tracing: true)
+        let outcome = ClientModel.run(kind, seed: seed, plans: small, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init(), tracing: true)
         print("\(kind) seed \(seed) \(small) -> \(outcome)")
         print(outcome.sim.trace.joined(separator: "\n"))
     }
