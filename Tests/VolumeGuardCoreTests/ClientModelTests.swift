@@ -16,7 +16,8 @@ enum ClientModel {
     /// How a generated client behaves.
     enum Pattern: String, CaseIterable, CustomStringConvertible {
         /// Read-modify-write with random delays from its read to its set and from its ack to the next
-        /// step, 0–30 ms: crossing the 8 and 10 ms marks both ways, with pauses inside bursts.
+        /// step, 0–30 ms: crossing the burst's 5 and 20 ms marks (and 8 and 10 ms) both ways, with
+        /// pauses inside bursts.
         case readModifyWrite
         /// The same without waiting for its set's ack before the next read.
         case readModifyWriteNoAckWait
@@ -50,8 +51,8 @@ enum ClientModel {
         var description: String { rawValue }
     }
 
-    /// A delay drawn so that it crosses the 8 and 10 ms marks both ways: often short, often around them,
-    /// sometimes long.
+    /// A delay drawn so that it crosses the 5, 8, 10 and 20 ms marks both ways: often short, often around
+    /// them, sometimes long.
     static func delay(_ random: inout SimRandom) -> Int {
         switch random.int(0...9) {
         case 0...3: random.int(0...2_000)
