@@ -49,6 +49,9 @@ public struct GuardCore: Sendable {
     /// How close together changes come in a burst (see `PressCounter.burstGap`).
     public static let burstGap = PressCounter.burstGap
 
+    /// How long a burst must pause before the held level is written again (see `PressCounter.burstQuiet`).
+    public static let burstQuiet = PressCounter.burstQuiet
+
     /// How often, at most, the default sink is asked for again before the guard waits for events alone.
     public static let defaultRecheckLimit = SinkFollower.recheckLimit
 
@@ -183,7 +186,8 @@ public struct GuardCore: Sendable {
             outbox.append(.report(.resetAbandoned(sink: current.name)))
         case .change(let verifying):
             if let press = counter.count(
-                level, seen: current.echo.seen, target: current.target, changes: changes, on: current.name, at: now
+                level, seen: current.echo.seen, target: current.target, changes: changes, afterReset: verifying,
+                on: current.name, at: now
             ) {
                 outbox.append(.publish(press))
                 tell(gestures.press(press, at: now))
@@ -191,6 +195,7 @@ public struct GuardCore: Sendable {
             if let report = current.counted(level, at: now, afterReset: verifying, margin: configuration.clampMargin) {
                 outbox.append(.report(report))
             }
+            counter.read(level, holding: current.target, at: now)
             guarded = current
             if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
         }

@@ -3,7 +3,7 @@
 /// Servers coalesce queued change events, so the guard may see +15 % where three +5 % presses happened.
 /// The step is either configured or learned: the median of the last few isolated changes, seen from a
 /// settled sink (the held level verified in place) with no other press for `isolation` before, and none
-/// within `PressCounter.burstGap` after. Changes inside a burst or a key's auto-repeat may be merged, so
+/// within `PressCounter.burstGap` (5 ms) after. Changes inside a burst or a key's auto-repeat may be merged, so
 /// they teach nothing, and the first reading of a program's burst follows quiet too, yet may already
 /// merge several steps: only the next press tells, so a change becomes a sample when it comes (a key's
 /// first repeat is never that quick). A median shrugs off the odd fine-step (Shift) press; of two

@@ -2,20 +2,40 @@
 /// be put back yet. Every counting rule lives here.
 ///
 /// A reading is counted from `seen` (see `EchoJudge`). Faster presses change two things. In a *run* (a
-/// press in the last `KeyStep.isolation`: auto-repeat, a script) a reading may be counted from the level
-/// the last press left the sink at instead (`base`). In a *burst* (presses closer than `burstGap`, which
-/// only programs make) the counter *holds back*: nothing is written until the burst pauses, and each
-/// reading is counted from the one before.
+/// press in the last `KeyStep.isolation`: auto-repeat, a script) a reading counts several steps only
+/// beyond every one of the *run levels* and `seen`, and one otherwise (`base`): never more steps than a
+/// client made. In a *burst* (presses closer than `burstGap`, which only programs make) the counter
+/// *holds back*: nothing is written until the burst pauses for `burstQuiet`, and each reading is counted
+/// from the one before. docs/DESIGN.md, "Counting: the rule and its proof sketch", argues why.
 struct PressCounter: Hashable, Sendable {
     /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
-    /// 40 ms and less apart), so only a program stepping the volume makes them.
+    /// 40 ms and less apart) or a scroll wheel steps (125 Hz: 8 ms), so only a program stepping the
+    /// volume makes them.
     ///
     /// Such a client steps from the level it has just read. A reset landing between its read and its
     /// write is built upon (counted from `base`), but one landing between its write and the guard's read
     /// of it overwrites a step unseen, and the next step starts from the held level. So within a burst
     /// the guard only reads, counting each reading from the one before, and puts the level back once
-    /// the changes pause for this long.
-    static let burstGap: Duration = .milliseconds(10)
+    /// the changes pause for `burstQuiet`.
+    ///
+    /// Steps further apart than this are each read and put back long before the next (the guard's
+    /// round trip is 1–3 ms), so no reset can fall between a step and the guard's reading of it.
+    static let burstGap: Duration = .milliseconds(5)
+
+    /// How long a burst must pause before the guard puts the level back: four times `burstGap`, so
+    /// that a program stepping at a steady pace, however its timer jitters, is either never in a burst
+    /// or stays in one until it stops. Were the two equal, a program stepping at about that pace would
+    /// enter and leave bursts at random, and each reset at a burst's end would fall right where its
+    /// next step lands, overwriting it (a scroll wheel at 125 Hz lost 8 of 200 steps so while bursts
+    /// began and ended at 10 ms).
+    static let burstQuiet: Duration = .milliseconds(20)
+
+    /// How many run levels a client may still step from (see `base`): a client that does not wait for
+    /// its sets' acknowledgements can read pipewire-pulse's cache several of its own sets behind (the
+    /// cache lags 1-3 ms), and the guard reads a new level at most every 0.2 ms or so. Older levels are
+    /// forgotten so that a burst that climbs again after a pause is counted from its own readings, not
+    /// from those of the climb before.
+    static let runLevelsKept = 8
 
     /// How many change events arriving while one read is in flight mark a burst from its first reading
     /// on: a reset written then would land among the program's steps and wipe out those before it.
@@ -35,8 +55,10 @@ struct PressCounter: Hashable, Sendable {
     private(set) var keyStep: KeyStep
     /// When the last press was counted.
     private var lastPress: Duration?
-    /// The volume the last press left the held sink at, before the guard put it back.
-    private var lastPressed: SinkVolume?
+    /// The run levels: the last `runLevelsKept` distinct levels (loudest channel) the held sink was read
+    /// at in this run of presses, the latest last, the held level never among them. A client may still
+    /// step from any of them (see `base`); a reading outside a run clears them.
+    private(set) var runLevels: [UInt32] = []
     /// Changes are coming faster than keys repeat: the held level waits until they pause.
     private(set) var isHoldingBack = false
 
@@ -51,27 +73,36 @@ struct PressCounter: Hashable, Sendable {
 
     /// Counts `level`, a reading of the held sink named `sink` taken at `now`, against `seen`, the level
     /// accounted for, while the sink is held at `target`; `changes` change events came while it was
-    /// read. Returns the press it shows, if any.
+    /// read, and `afterReset` when it is the reading that verifies the guard's reset. Returns the press
+    /// it shows, if any. Once the reading is accounted for (and the sink perhaps held elsewhere), tell
+    /// the counter where it is held now (`read(_:holding:at:)`).
     mutating func count(
-        _ level: SinkLevel, seen: SinkLevel, target: SinkLevel, changes: Int, on sink: String, at now: Duration
+        _ level: SinkLevel, seen: SinkLevel, target: SinkLevel, changes: Int, afterReset: Bool,
+        on sink: String, at now: Duration
     ) -> Press? {
         let run = pressCame(within: KeyStep.isolation, at: now)
-        // The sink was at the held level when the reading came, as far as the core knows.
-        let settled = seen == target
-        // A burst's first reading shows no press before it, but the server reporting several more
-        // changes while the guard read does: a program is stepping. A key press is one change.
-        var burst = pressCame(within: Self.burstGap, at: now) || changes >= Self.burstChanges
+        if !run { runLevels = [] }
+        // A program is stepping when a press follows the last within `burstGap`; when one lands on top
+        // of the guard's reset of a press before it could read the reset back (the guard's round trip
+        // is slower than the program's steps); or when the server reports several changes while one
+        // read is in flight: a burst's first reading shows no press before it, and a key press is one
+        // change.
+        var burst = pressCame(within: Self.burstGap, at: now)
+            || (afterReset && pressCame(within: Self.burstQuiet, at: now))
+            || changes >= Self.burstChanges
         var press: Press?
-        let delta = Int64(level.volume.max) - Int64(base(for: level.volume, from: seen.volume, inRun: run && settled).max)
-        if delta != 0 {
+        let loudest = level.volume.max
+        let counted = base(for: loudest, seen: seen.volume.max, held: target.volume.max, inRun: run)
+        let delta = counted.map { Int64(loudest) - Int64($0.level) } ?? 0
+        if let counted, delta != 0 {
             let size = UInt32(delta.magnitude)
-            keyStep.notePress(of: size, at: now, isolated: settled && !run)
-            let count = isPinnedAtExtreme(level.volume, inRun: run && settled) ? 1 : keyStep.count(for: size)
+            // The sink was at the held level when the reading came, as far as the core knows.
+            keyStep.notePress(of: size, at: now, isolated: seen == target && !run)
+            let count = counted.oneStep ? 1 : keyStep.count(for: size)
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changes > 0 { burst = true }
             press = record(delta > 0 ? .up : .down, count: count, on: sink, at: now)
-            lastPressed = level.volume
         } else if level.muted != seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             press = record(.mute, count: 1, on: sink, at: now)
@@ -80,42 +111,69 @@ struct PressCounter: Hashable, Sendable {
         return press
     }
 
+    /// The reading `level`, taken at `now`, has been counted, and the sink is now held at `target`: in
+    /// a run (the reading's own press included), a level apart from the held one becomes the latest run
+    /// level. It is asked after the reading may have moved the held level (`Contest`), which a client's
+    /// level taken over is then no longer apart from.
+    mutating func read(_ level: SinkLevel, holding target: SinkLevel, at now: Duration) {
+        let loudest = level.volume.max
+        guard pressCame(within: KeyStep.isolation, at: now), loudest != target.volume.max else { return }
+        runLevels.removeAll { $0 == loudest }
+        runLevels.append(loudest)
+        if runLevels.count > Self.runLevelsKept { runLevels.removeFirst() }
+    }
+
     /// While holding back: ends it once the burst has paused, or says when it may have. Nil when not
     /// holding back.
     mutating func checkBurst(at now: Duration) -> BurstCheck? {
         guard isHoldingBack else { return nil }
-        guard pressCame(within: Self.burstGap, at: now), let lastPress else {
+        guard pressCame(within: Self.burstQuiet, at: now), let lastPress else {
             isHoldingBack = false
             return .paused
         }
-        return .wait(lastPress + Self.burstGap - now)
+        return .wait(lastPress + Self.burstQuiet - now)
     }
 
-    /// No sink is held any more: its last press and its burst count for nothing.
+    /// No sink is held any more: its run levels and its burst count for nothing.
     mutating func dropHeld() {
-        lastPressed = nil
+        runLevels = []
         isHoldingBack = false
     }
 
-    /// The level a reading is counted from: the one the core has accounted for, except in a run of
-    /// presses from the settled held level, when the reading lies beyond the level the last press left
-    /// the sink at, on the far side from the held level. A key's client steps from the level it last
-    /// read; in a run it may read that level before the guard's reset lands, and its step then lands on
-    /// top of the reset, one step beyond that level and two or more from the held one. Counted from the
-    /// held level, each such press would count several times. Presses a person merged within the same
-    /// moment can look alike; the readings cannot tell the two apart, and the fewer presses win. A
-    /// reading on the near side is counted from the held level, so its direction is never turned around.
-    private func base(for reading: SinkVolume, from seen: SinkVolume, inRun: Bool) -> SinkVolume {
-        guard inRun, let pressed = lastPressed else { return seen }
-        let beyond = pressed.max > seen.max ? reading.max > pressed.max : pressed.max < seen.max && reading.max < pressed.max
-        return beyond ? pressed : seen
-    }
-
-    /// Whether, in a run, the reading is the level the last press left the sink at, and that level is
-    /// 0 % or 100 %: a key stepping from there (even from a reading taken before the reset landed) lands
-    /// on it again, and only one step can be seen.
-    private func isPinnedAtExtreme(_ reading: SinkVolume, inRun: Bool) -> Bool {
-        inRun && lastPressed == reading && (reading.max == 0 || reading.max == SinkVolume.norm)
+    /// How a reading (its loudest channel) counts, against `seen`, the level accounted for, while the
+    /// sink is held at `held`: from which level, or as one step whatever its size; nil when it is no
+    /// press.
+    ///
+    /// Outside a run of presses, from `seen`. In a run (auto-repeat, a script), a client steps from
+    /// whatever level it last read, and that may be one the guard has since put back, or one a burst
+    /// has since moved on from; on pipewire-pulse, whose reads answer from a cache, even one from before
+    /// the client's own last few sets. The reading is then one step from a level the sink was at,
+    /// possibly several from `seen`, and nothing tells which level it was. So in a run:
+    ///
+    /// - a reading beyond every recent level on its side of the held level (the run levels, and `seen`)
+    ///   is counted from the farthest of them: the levels in between were never read, so the steps that
+    ///   made them were never counted;
+    /// - any other reading is one step: something changed, so at least one step landed since the last
+    ///   reading, and the levels it passes were counted when they were read (a key pinned at 0 % or
+    ///   100 % is one of these: it lands on a run level again);
+    /// - a reading that moved the sink back toward the held level from `seen`, or onto it, which only
+    ///   happens in a burst (nothing was put back), is no press: a program stepping back, and one
+    ///   stepping on from a level it read before its last steps landed, cannot be told apart, and
+    ///   counted it would be a step in the other direction that this client never made.
+    ///
+    /// Fewer steps always win: presses merged within one reading that do not reach beyond the recent
+    /// levels count one. docs/DESIGN.md, "Counting: the rule and its proof sketch".
+    private func base(for reading: UInt32, seen: UInt32, held: UInt32, inRun: Bool) -> (level: UInt32, oneStep: Bool)? {
+        guard inRun, reading != seen else { return (seen, false) }
+        let up = reading > held
+        func beyond(_ level: UInt32, _ than: UInt32) -> Bool { up ? level > than : level < than }
+        // Back toward the held level, from the level accounted for on the same side.
+        if reading == held || (seen != held && (seen > held) == up && beyond(seen, reading)) { return nil }
+        var farthest = held
+        for level in runLevels + [seen] where level != held && (level > held) == up && beyond(level, farthest) {
+            farthest = level
+        }
+        return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
     private mutating func record(_ direction: Direction, count: Int, on sink: String, at now: Duration) -> Press {

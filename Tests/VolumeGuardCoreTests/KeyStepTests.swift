@@ -184,6 +184,9 @@ struct StepIsolationTests {
             h.settle()
         }
         #expect(h.core.keyStep.current == 3277)
-        #expect(h.presses.suffix(10).allSatisfy { $0.count == 2 })
+        // The first counts 2. The repeats land where the run has already been: one step each, as a key
+        // stepping from a reading taken before the guard put the level back would (docs/DESIGN.md,
+        // counting: fewer steps win).
+        #expect(h.presses.suffix(10).map(\.count) == [2] + Array(repeating: 1, count: 9))
     }
 }

@@ -126,7 +126,7 @@ struct ModelTests {
     static func settle(_ h: inout Harness) {
         h.holdAcks = false
         h.releaseAcks()
-        h.wait(GuardCore.burstGap * 2)
+        h.wait(GuardCore.burstQuiet * 2)
     }
 
     /// A program stepping the volume one way as pactl does, at machine speed: it reads the sink, and later

@@ -15,16 +15,19 @@ struct PressCounterTests {
     }
 
     /// Counts a reading at `raw` after `after`, from `seen` (the held level unless given), while the sink
-    /// is held at `held`.
+    /// is held at `held`, then tells the counter the sink is still held there, as the core does.
     mutating func read(
         _ raw: UInt32, muted: Bool = false, after: Duration = .seconds(1), seen: UInt32? = nil, held: UInt32 = held,
-        changes: Int = 0
+        changes: Int = 0, afterReset: Bool = false
     ) -> Press? {
         now += after
-        return counter.count(
-            Self.level(raw, muted: muted), seen: Self.level(seen ?? held), target: Self.level(held),
-            changes: changes, on: Name.speakers, at: now
+        let level = Self.level(raw, muted: muted)
+        let press = counter.count(
+            level, seen: Self.level(seen ?? held), target: Self.level(held),
+            changes: changes, afterReset: afterReset, on: Name.speakers, at: now
         )
+        counter.read(level, holding: Self.level(held), at: now)
+        return press
     }
 
     /// What `checkBurst` says `after` the last reading.
@@ -66,7 +69,7 @@ struct PressCounterTests {
         #expect(counter.lastSeq == 0)
     }
 
-    @Test("in a run, a reading beyond the last press's level is counted from that level")
+    @Test("in a run, a reading beyond every run level is counted from the farthest of them")
     mutating func runStepsOnTheReset() {
         _ = read(Self.held + Self.step)
         // The key's client read the pressed level before the reset landed, and stepped from it.
@@ -74,7 +77,7 @@ struct PressCounterTests {
         #expect(press?.count == 1)
     }
 
-    @Test("in a run, a reading on the near side is counted from the held level, keeping its direction")
+    @Test("in a run, a reading short of the farthest run level is one step, keeping its direction")
     mutating func runNearSide() {
         _ = read(Self.held + 2 * Self.step)
         let press = read(Self.held + Self.step, after: .milliseconds(30))
@@ -82,17 +85,54 @@ struct PressCounterTests {
         #expect(press?.count == 1)
     }
 
-    @Test("after a pause, or from a sink not settled at the held level, a reading is counted from the level accounted for")
+    // The rules changed here (runLevels replaced the last pressed level): a reading that does not reach
+    // beyond the run's recent levels counts one step, even several steps from the held level, as a key
+    // stepping from a level it read before the reset landed would make it; fewer steps win.
+    @Test("in a run, merged steps that do not reach beyond a recent run level count one")
+    mutating func mergedBelowRunLevel() {
+        _ = read(Self.held + 3 * Self.step)
+        _ = read(Self.held + Self.step, after: .milliseconds(30))
+        let press = read(Self.held + 2 * Self.step, after: .milliseconds(30))
+        #expect(press?.count == 1, "the run read held + 3 steps: a client may have stepped from any level below")
+        #expect(counter.runLevels == [Self.held + 3 * Self.step, Self.held + Self.step, Self.held + 2 * Self.step])
+    }
+
+    @Test("in a run, a reading moved back toward the held level from the level accounted for is no press")
+    mutating func backTowardHeld() {
+        _ = read(Self.held + 3 * Self.step)
+        let back = read(Self.held + 2 * Self.step, after: .milliseconds(2), seen: Self.held + 3 * Self.step)
+        let onto = read(Self.held, after: .milliseconds(2), seen: Self.held + 2 * Self.step)
+        #expect(back == nil)
+        #expect(onto == nil)
+        #expect(counter.presses.down == 0)
+    }
+
+    @Test("the run levels are the last few distinct levels read in a run, the held level never among them; a reading outside a run clears them")
+    mutating func runLevelsKept() {
+        _ = read(Self.held + Self.step)
+        for n in 2...(PressCounter.runLevelsKept + 2) {
+            _ = read(Self.held + UInt32(n) * Self.step, after: .milliseconds(30))
+        }
+        _ = read(Self.held, after: .milliseconds(30))
+        _ = read(Self.held + 4 * Self.step, after: .milliseconds(30))
+        #expect(counter.runLevels.count == PressCounter.runLevelsKept)
+        #expect(counter.runLevels.last == Self.held + 4 * Self.step, "read again, a level becomes the latest")
+        #expect(!counter.runLevels.contains(Self.held))
+        _ = read(Self.held)
+        #expect(counter.runLevels.isEmpty)
+    }
+
+    @Test("after a pause a reading is counted from the level accounted for; in a run, from it when it is the farthest")
     mutating func noRun() {
         _ = read(Self.held + Self.step)
         let afterPause = read(Self.held + 2 * Self.step)
         #expect(afterPause?.count == 2)
-        // Not yet back at the held level: counted from the level accounted for, not the last press's.
+        // Not yet back at the held level: the level accounted for lies beyond the run's earlier levels.
         let unsettled = read(Self.held + 5 * Self.step, after: .milliseconds(30), seen: Self.held + 3 * Self.step)
         #expect(unsettled?.count == 2)
     }
 
-    @Test("in a run, the last press's level at 100 % reached again counts one step, however far from the held level")
+    @Test("in a run, 100 % reached again counts one step, however far from the held level")
     mutating func pinnedAtFull() {
         let held: UInt32 = 60000
         _ = read(held + Self.step, held: held)
@@ -103,7 +143,9 @@ struct PressCounterTests {
         #expect(afterPause?.count == 2, "outside a run it is counted from the held level")
     }
 
-    @Test("a press within the burst gap of the one before holds back until the changes pause")
+    // The rules changed here: a burst begins under 5 ms (was 10) and ends after `burstQuiet`, 20 ms
+    // without a press (was the burst gap), so the waits asked for are measured against `burstQuiet`.
+    @Test("a press within the burst gap of the one before holds back until the changes pause for burstQuiet")
     mutating func burstHoldsBack() {
         _ = read(Self.held + Self.step)
         let single = checkBurst()
@@ -112,13 +154,29 @@ struct PressCounterTests {
         #expect(counter.isHoldingBack)
         let atOnce = checkBurst()
         let later = checkBurst(after: .milliseconds(4))
-        #expect(atOnce == .wait(PressCounter.burstGap))
-        #expect(later == .wait(.milliseconds(6)))
-        let paused = checkBurst(after: PressCounter.burstGap)
-        let over = checkBurst(after: PressCounter.burstGap)
+        let pastGap = checkBurst(after: PressCounter.burstGap)
+        #expect(atOnce == .wait(PressCounter.burstQuiet))
+        #expect(later == .wait(.milliseconds(16)))
+        #expect(pastGap == .wait(PressCounter.burstQuiet - PressCounter.burstGap), "a pause of the gap is no end")
+        let paused = checkBurst(after: PressCounter.burstQuiet)
+        let over = checkBurst(after: PressCounter.burstQuiet)
         #expect(paused == .paused)
         #expect(over == nil)
         #expect(!counter.isHoldingBack)
+    }
+
+    @Test("presses 5 ms or more apart are no burst, unless one lands right after the guard's reset within burstQuiet")
+    mutating func burstGapAndReset() {
+        _ = read(Self.held + Self.step)
+        _ = read(Self.held + 2 * Self.step, after: PressCounter.burstGap)
+        #expect(!counter.isHoldingBack, "a scroll wheel at 125 Hz (8 ms) or a key is no burst")
+        // The guard's reset was written and its reading shows a change on top: the program stepped
+        // again before the guard could read the reset back.
+        _ = read(Self.held + 3 * Self.step, after: .milliseconds(8), afterReset: true)
+        #expect(counter.isHoldingBack)
+        counter.dropHeld()
+        _ = read(Self.held + Self.step, after: PressCounter.burstQuiet, afterReset: true)
+        #expect(!counter.isHoldingBack, "after burstQuiet without a press, a change after the reset is no burst")
     }
 
     @Test("several change events while the first reading was taken mark a burst from that reading on")
