@@ -62,7 +62,10 @@ final class Daemon: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         // Nor does a config file of the user's apply.
         let isolated = ["XDG_CONFIG_HOME": directory + "/daemon-config", "XDG_STATE_HOME": directory + "/daemon-state"]
-        let merged = ProcessInfo.processInfo.environment.merging(isolated) { $1 }.merging(environment) { $1 }
+        // The harness's own variables are not the daemon's: an action listing its environment would show them.
+        var inherited = ProcessInfo.processInfo.environment
+        for harness in ["VOLUME_GUARD_BINARY", "VOLUME_GUARD_TEST_SERVERS"] { inherited[harness] = nil }
+        let merged = inherited.merging(isolated) { $1 }.merging(environment) { $1 }
         stateDirectory = merged["XDG_STATE_HOME"]!
         process.environment = merged
         process.standardError = FileHandle(forWritingAtPath: logPath)
