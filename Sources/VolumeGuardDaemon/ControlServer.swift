@@ -18,21 +18,35 @@ public struct ControlServer: Service, CustomStringConvertible {
         }
     }
 
+    private typealias Server = NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+
     let path: String
     let sinkGuard: SinkGuard
     let logger: Logger
-    private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
-    /// The socket file this daemon bound: the one it removes at the end.
+    private let server: Server
+    /// The socket file this daemon bound: the one it removes at the end. Nil for systemd's socket.
     private let socketFile: SocketFile?
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
     public init(path: String, sinkGuard: SinkGuard, logger: Logger) async throws {
+        let server = try await Self.bind(path)
+        self.init(path: path, server: server, socketFile: SocketFile(at: path), sinkGuard: sinkGuard, logger: logger)
+    }
+
+    /// Serves the socket systemd passed (socket activation). Its file is systemd's: it stays in place at
+    /// exit, so that the next client that connects starts the daemon again.
+    init(inherited socket: InheritedSocket, sinkGuard: SinkGuard, logger: Logger) async throws {
+        let server = try await Self.adopt(socket)
+        self.init(path: socket.path, server: server, socketFile: nil, sinkGuard: sinkGuard, logger: logger)
+    }
+
+    private init(path: String, server: Server, socketFile: SocketFile?, sinkGuard: SinkGuard, logger: Logger) {
         self.path = path
+        self.server = server
+        self.socketFile = socketFile
         self.sinkGuard = sinkGuard
         self.logger = logger
-        self.server = try await Self.bind(path)
-        self.socketFile = SocketFile(at: path)
     }
 
     public var description: String { "ControlServer(\(path))" }
@@ -70,7 +84,7 @@ public struct ControlServer: Service, CustomStringConvertible {
 
     /// Binds the socket, mode 0600 from the start. A live socket means another daemon: refuse. A stale
     /// one, left by a killed daemon, is replaced; anything that is not a socket is left alone.
-    private static func bind(_ path: String) async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+    private static func bind(_ path: String) async throws -> Server {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else { throw StartError.notASocket(path) }
@@ -78,16 +92,38 @@ public struct ControlServer: Service, CustomStringConvertible {
         }
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
-        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            // Room for a thousand clients connecting at once: a full backlog fails a client's connect.
-            .serverChannelOption(.backlog, value: 4096)
+        return try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: client)
+    }
+
+    /// Serves an inherited listening socket. SwiftNIO listens on an adopted socket again, with its default
+    /// backlog (128), before any option applies: listening once more gives it this server's own, and
+    /// keeps the clients already waiting in its queue.
+    private static func adopt(_ socket: InheritedSocket) async throws -> Server {
+        let server = try await bootstrap.bind(socket.descriptor, childChannelInitializer: client)
+        guard listen(socket.descriptor, backlog) == 0 else {
+            let error = IOError(errnoCode: errno, reason: "listen")
+            try? await server.channel.close()
+            throw error
+        }
+        return server
+    }
+
+    /// Room for a thousand clients connecting at once: a full backlog fails a client's connect.
+    private static let backlog: Int32 = 4096
+
+    /// The server's options, whether it binds its socket or adopts systemd's.
+    private static var bootstrap: ServerBootstrap {
+        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: backlog)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestLineDecoder()))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+    }
+
+    /// Each client's channel: request lines in, byte buffers out.
+    @Sendable private static func client(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(RequestLineDecoder()))
+            return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
     }
 
     /// Whether something accepts connections on the socket at `path`.

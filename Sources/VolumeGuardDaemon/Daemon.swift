@@ -5,8 +5,9 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
-/// The daemon: binds the control socket, guards the sink, serves clients, reloads on SIGHUP and gives
-/// every sink back on SIGTERM or SIGINT. `volume-guard run` calls it in its own process.
+/// The daemon: binds the control socket (or serves the one systemd passed), guards the sink, serves
+/// clients, reloads on SIGHUP and gives every sink back on SIGTERM or SIGINT. `volume-guard run` calls it
+/// in its own process.
 public enum Daemon {
     /// Runs until a graceful shutdown. `reload` reads the configuration again (the config file, with the
     /// start's flags still on top) when SIGHUP comes; its errors are logged and the configuration in use
@@ -26,17 +27,31 @@ public enum Daemon {
         // Trapped before anything else: SIGHUP's default action would end the daemon.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
-        let path = configuration.socketPath
-        try FileManager.default.createDirectory(
-            atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        // Under socket activation the socket served is systemd's, wherever its unit put it: its path names
+        // the daemon in the log and keys the record of original levels, as a bound socket's path does.
+        let inherited = try InheritedSocket.take(environment: environment)
+        let path = inherited?.path ?? configuration.socketPath
+        if let inherited {
+            logger.info("socket activation: serving the socket systemd passed", metadata: ["socket": "\(inherited.path)"])
+            if inherited.path != configuration.socketPath {
+                logger.notice("the configured socket is not used", metadata: ["configured": "\(configuration.socketPath)"])
+            }
+        } else {
+            try FileManager.default.createDirectory(
+                atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        }
         let notifier = SystemdNotifier(environment: environment)
         let actions = ActionRunner(actions: configuration.actions, logger: logger)
         let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
         logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
         let sinkGuard = SinkGuard(configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier)
-        let control = try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+        let control = if let inherited {
+            try await ControlServer(inherited: inherited, sinkGuard: sinkGuard, logger: logger)
+        } else {
+            try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+        }
         let reloader = ConfigReloader(
             hangups: hangups, load: reload, initial: configuration, sinkGuard: sinkGuard, threshold: threshold,
             notifier: notifier, logger: logger

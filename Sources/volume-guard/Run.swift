@@ -14,6 +14,8 @@ struct Run: AsyncParsableCommand {
             --config); a flag wins over the file. A mistake in the file exits 2, naming its line and key.
             SIGTERM or SIGINT gives the sink its original volume and mute back, removes the socket and exits 0. \
             SIGHUP reloads the config file (a file with a mistake is refused and the configuration in use kept).
+            Started by systemd's volume-guard.socket (socket activation: LISTEN_FDS and LISTEN_PID), it serves \
+            the socket systemd passed instead of binding one, and leaves that file to systemd at exit.
             """
     )
 

@@ -32,7 +32,7 @@ struct SystemdTests {
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "\(lines)")
     }
 
-    @Test("scripts/install places the executable, unit and example config, and the unit passes systemd-analyze verify")
+    @Test("scripts/install places the executable, units and example config, and the units pass systemd-analyze verify")
     func install() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("install-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: prefix) }
@@ -43,14 +43,16 @@ struct SystemdTests {
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("systemctl --user enable --now volume-guard"), "\(result.output)")
         let unit = home + "/.config/systemd/user/volume-guard.service"
+        let socketUnit = home + "/.config/systemd/user/volume-guard.socket"
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/usr/bin/volume-guard"))
         #expect(FileManager.default.fileExists(atPath: home + "/.config/volume-guard/config.toml"))
+        #expect(FileManager.default.fileExists(atPath: socketUnit))
         let text = try String(contentsOfFile: unit, encoding: .utf8)
         #expect(text.contains("ExecStart=\(prefix)/usr/bin/volume-guard run\n"), "\(text)")
 
         let runtime = prefix + "/run"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let verify = try outcome(of: ["systemd-analyze", "--user", "verify", unit], environment: ["XDG_RUNTIME_DIR": runtime, "HOME": home])
+        let verify = try outcome(of: ["systemd-analyze", "--user", "verify", unit, socketUnit], environment: ["XDG_RUNTIME_DIR": runtime, "HOME": home])
         #expect(verify.status == 0, "\(verify.output)\(verify.errors)")
         #expect(verify.errors.isEmpty, "\(verify.errors)")
 

@@ -37,19 +37,20 @@ final class Daemon: @unchecked Sendable {
     /// Starts the daemon and waits until its socket answers and it guards (or reports why not).
     convenience init(
         on server: AudioServer, arguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
-        waitForGuarding: Bool = true
+        waitForGuarding: Bool = true, waitUntilServing: Bool = true
     ) async throws {
         try await self.init(
             socketPath: server.runtimeDirectory + "/volume-guard.sock", environment: server.environment.merging(environment) { $1 },
-            arguments: arguments, launcher: launcher, waitForGuarding: waitForGuarding
+            arguments: arguments, launcher: launcher, waitForGuarding: waitForGuarding, waitUntilServing: waitUntilServing
         )
     }
 
     /// Starts the daemon on `socketPath` (its log goes beside it), through `launcher` if given (a command
-    /// that then runs the daemon's own, such as `setpriv` or `prlimit`), and waits as above.
+    /// that then runs the daemon's own, such as `setpriv` or `prlimit`), and waits as above unless
+    /// `waitUntilServing` is false (the test calls `waitUntilServing()` itself).
     init(
         socketPath: String, environment: [String: String], arguments: [String] = [], launcher: [String] = [],
-        binary: String = Daemon.binary, waitForGuarding: Bool = true
+        binary: String = Daemon.binary, waitForGuarding: Bool = true, waitUntilServing: Bool = true
     ) async throws {
         self.socketPath = socketPath
         let directory = (socketPath as NSString).deletingLastPathComponent
@@ -61,14 +62,22 @@ final class Daemon: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         // Nor does a config file of the user's apply.
         let isolated = ["XDG_CONFIG_HOME": directory + "/daemon-config", "XDG_STATE_HOME": directory + "/daemon-state"]
-        let merged = ProcessInfo.processInfo.environment.merging(isolated) { $1 }.merging(environment) { $1 }
+        // The harness's own variables are not the daemon's: an action listing its environment would show them.
+        var inherited = ProcessInfo.processInfo.environment
+        for harness in ["VOLUME_GUARD_BINARY", "VOLUME_GUARD_TEST_SERVERS"] { inherited[harness] = nil }
+        let merged = inherited.merging(isolated) { $1 }.merging(environment) { $1 }
         stateDirectory = merged["XDG_STATE_HOME"]!
         process.environment = merged
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
+        if waitUntilServing { try await self.waitUntilServing(guarding: waitForGuarding) }
+    }
+
+    /// Waits until the socket answers and the daemon guards (or, with `guarding` false, just answers).
+    func waitUntilServing(guarding: Bool = true) async throws {
         let up = await eventually {
             guard case .status(let status)? = try? await client.request(Request(.status)) else { return false }
-            return !waitForGuarding || status.state == .guarding
+            return !guarding || status.state == .guarding
         }
         guard up else { throw TestFailure("the daemon did not start guarding; its log:\n\(log)") }
     }
