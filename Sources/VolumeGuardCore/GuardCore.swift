@@ -108,7 +108,7 @@ public struct GuardCore: Sendable {
                 if let held = guarded { received(reading, of: held, changes: changes) } else { found(reading) }
                 readIfDue()
             }
-        case .written(let tag, _):
+        case .written(let tag):
             if let actions = custodian.acknowledged(tag, ids: &ids) {
                 outbox += actions
             } else if inFlight.acknowledged(tag) {

@@ -19,8 +19,9 @@ public enum GuardEvent: Hashable, Sendable {
     case sinkRead(ReadTicket, SinkState?)
     /// Reply to `readSinks`: every sink the server has.
     case sinksRead(ReadTicket, [SinkState])
-    /// Acknowledgement of a write the core issued; `succeeded` is false when the server refused it.
-    case written(ResetTag, succeeded: Bool)
+    /// Acknowledgement of a write the core issued, taken or refused: either way the reading after it
+    /// tells what the sink holds.
+    case written(ResetTag)
     /// Let the keys act normally until `resume`.
     case pause
     /// Guard again, holding the sink's current level.

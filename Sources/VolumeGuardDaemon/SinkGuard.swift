@@ -313,9 +313,9 @@ public actor SinkGuard: Service, CustomStringConvertible {
                 if let sinks { post.yield(.core(.sinksRead(ticket, sinks))) }
             }
         case .setVolume(let sink, let volume, let tag):
-            link.connection?.setSinkVolume(index: sink, to: volume) { post.yield(.core(.written(tag, succeeded: $0))) }
+            link.connection?.setSinkVolume(index: sink, to: volume) { _ in post.yield(.core(.written(tag))) }
         case .setMute(let sink, let muted, let tag):
-            link.connection?.setSinkMute(index: sink, muted: muted) { post.yield(.core(.written(tag, succeeded: $0))) }
+            link.connection?.setSinkMute(index: sink, muted: muted) { _ in post.yield(.core(.written(tag))) }
         case .recordOriginals(let originals):
             // Before the writes that follow: a crash after them must find the levels they overwrite.
             do {

@@ -182,17 +182,17 @@ struct Harness {
 
     private mutating func write(_ tag: ResetTag, to index: UInt32, _ change: (inout SimulatedSink) -> Void) {
         guard let position = sinks.firstIndex(where: { $0.index == index }) else {
-            acknowledge(tag, succeeded: false)
+            acknowledge(tag)
             return
         }
         if skipWrites > 0 {
             skipWrites -= 1
-            acknowledge(tag, succeeded: true)
+            acknowledge(tag)
             return
         }
         var sink = sinks[position]
         change(&sink)
-        acknowledge(tag, succeeded: true)
+        acknowledge(tag)
         if sink != sinks[position] {
             sinks[position] = sink
             inbox.append(.sinkChanged(index: index))
@@ -205,11 +205,11 @@ struct Harness {
         }
     }
 
-    private mutating func acknowledge(_ tag: ResetTag, succeeded: Bool) {
+    private mutating func acknowledge(_ tag: ResetTag) {
         if holdAcks {
-            withheld.append(.written(tag, succeeded: succeeded))
+            withheld.append(.written(tag))
         } else {
-            inbox.append(.written(tag, succeeded: succeeded))
+            inbox.append(.written(tag))
         }
     }
 

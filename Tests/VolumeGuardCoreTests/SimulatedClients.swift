@@ -429,7 +429,7 @@ final class CountingSimulation {
         switch event {
         case .sinkRead(let ticket, let state): "read#\(ticket.seq) \(state.map { "\($0.volume.max)\($0.muted ? " muted" : "")" } ?? "-")"
         case .sinkChanged: "changed"
-        case .written(let tag, _): "ack#\(tag.seq)"
+        case .written(let tag): "ack#\(tag.seq)"
         default: "\(event)"
         }
     }
@@ -478,7 +478,7 @@ final class CountingSimulation {
         case .defaultSink: .defaultSink(Self.sinkName)
         case .sinkRead(let ticket, let volume, let muted):
             .sinkRead(ticket!, SinkState(index: Self.sinkIndex, name: Self.sinkName, volume: SinkVolume(uniform: volume, count: 2), muted: muted))
-        case .ack(let tag): .written(tag!, succeeded: true)
+        case .ack(let tag): .written(tag!)
         case .changed: .sinkChanged(index: Self.sinkIndex)
         }
         guardInbox.append(event)
