@@ -4,6 +4,7 @@ import VolumeGuardCore
 import GuardProtocol
 import Logging
 import NIOCore
+import NIOPosix
 import PulseBridge
 import ServiceLifecycle
 
@@ -59,6 +60,13 @@ public actor SinkGuard: Service, CustomStringConvertible {
     private var settling: [Int: (paused: Bool, reply: CheckedContinuation<Void, Never>)] = [:]
     private var nextWaiter = 0
     private let started = ContinuousClock.now
+    /// The control socket's event loop, which the actor runs on: a press reaches its subscribers'
+    /// channels on the thread that writes them, without waking another thread first.
+    private nonisolated let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        eventLoop.executor.asUnownedSerialExecutor()
+    }
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
     public init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
