@@ -3,6 +3,7 @@ import GuardSettings
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SystemPackage
 import UnixSignals
 
 /// The daemon: binds the control socket (or serves the one systemd passed), guards the sink, serves
@@ -38,7 +39,7 @@ public enum Daemon {
             }
         } else {
             try FileManager.default.createDirectory(
-                atPath: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), withIntermediateDirectories: true,
+                atPath: FilePath(path).removingLastComponent().string, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700]
             )
         }

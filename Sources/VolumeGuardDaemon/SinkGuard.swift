@@ -193,9 +193,13 @@ public actor SinkGuard: Service, CustomStringConvertible {
             if let decision = policy.handle(event) { feed(decision) }
         case .clientPaused(let paused, let reply):
             if let decision = policy.handle(.clientPaused(paused)) { feed(decision) }
-            nextWaiter += 1
-            settling[nextWaiter] = (paused, reply)
-            schedule(.settled(waiter: nextWaiter), at: .now + Self.settleWait)
+            if hasSettled(paused: paused) {
+                reply.resume()
+            } else {
+                nextWaiter += 1
+                settling[nextWaiter] = (paused, reply)
+                schedule(.settled(waiter: nextWaiter), at: .now + Self.settleWait)
+            }
         case .settled(let waiter):
             settling.removeValue(forKey: waiter)?.reply.resume()
         case .pulse(let event, let from):
