@@ -90,10 +90,12 @@ struct ManyClientsTests {
             default: socket.send(Array(#"{"cmd":"sta"#.utf8))
             }
         }
+        // A connection's descriptor closes before its subscription is dropped: wait for both.
         let settled = try await eventually { try daemon.openFiles == baseline }
-        let (files, resident) = (try daemon.openFiles, try daemon.anonymousKiB)
+        let unsubscribed = try await eventually { try await daemon.status().subscribers == 1 }
+        let (files, resident, subscribers) = (try daemon.openFiles, try daemon.anonymousKiB, try await daemon.status().subscribers)
         #expect(settled, "\(files) files open, \(baseline) before")
-        #expect(try await daemon.status().subscribers == 1)
+        #expect(unsubscribed, "\(subscribers) subscribers, 1 expected")
         #expect(resident < memory + 16 * 1024, "anonymous memory rose from \(memory) KiB to \(resident) KiB")
 
         try server.pactl("set-sink-volume", "guard_a", "+5%")
