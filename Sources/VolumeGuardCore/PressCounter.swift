@@ -91,6 +91,7 @@ struct PressCounter: Hashable, Sendable {
             || (afterReset && pressCame(within: Self.burstQuiet, at: now))
             || changes >= Self.burstChanges
         var press: Press?
+        var step: UInt32?
         let loudest = level.volume.max
         let counted = base(for: loudest, seen: seen.volume.max, held: target.volume.max, inRun: run)
         let delta = counted.map { Int64(loudest) - Int64($0.level) } ?? 0
@@ -98,6 +99,7 @@ struct PressCounter: Hashable, Sendable {
             let size = UInt32(delta.magnitude)
             // The sink was at the held level when the reading came, as far as the core knows.
             keyStep.notePress(of: size, at: now, isolated: seen == target && !run)
+            step = keyStep.current ?? size
             let count = counted.oneStep ? 1 : keyStep.count(for: size)
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
@@ -108,7 +110,17 @@ struct PressCounter: Hashable, Sendable {
             press = record(.mute, count: 1, on: sink, at: now)
         }
         if burst, level != seen { isHoldingBack = true }
+        // Where the program's next step would meet 0 % or 100 %, the burst is put back now: clients stop
+        // there, and a step that changes nothing raises no event, so it would go unseen.
+        if isHoldingBack, let press, let step, !Self.hasRoom(for: step, from: loudest, going: press.direction) {
+            isHoldingBack = false
+        }
         return press
+    }
+
+    /// Whether one more step of `step` from `level` going `direction` stays inside 0 % to 100 %.
+    private static func hasRoom(for step: UInt32, from level: UInt32, going direction: Direction) -> Bool {
+        direction == .up ? level + step < SinkVolume.norm : level > step
     }
 
     /// The reading `level`, taken at `now`, has been counted, and the sink is now held at `target`: in

@@ -103,9 +103,11 @@ enum ClientModel {
                     next: pattern == .burstWithPauses && random.chance(3) ? random.int(1_000...30_000) : random.int(work)
                 )
             }
-            // Up, as the benchmark steps: 200 steps down from the held level would meet 0 % on the way
-            // (docs/DESIGN.md, known limits: a capped key in a burst).
-            return ClientPlan(kind: .readModifyWrite(.up, waitsForAck: true), start: start, steps: plan)
+            // Up, as the benchmark steps, to a ceiling of 100 % or pulsectl's 152.5 %.
+            return ClientPlan(
+                kind: .readModifyWrite(.up, waitsForAck: true), start: start, steps: plan,
+                ceiling: random.chance(50) ? SinkVolume.norm : 99957
+            )
         case .serverSide:
             return ClientPlan(kind: .serverSide(direction), start: start, steps: steps { ClientPlan.Step(readToSet: 0, next: delay(&$0)) })
         case .absolute:
@@ -248,10 +250,13 @@ struct ClientModelTests {
         Self.judge(.readModifyWriteBothWays, on: kind, seeds: 300..<320) { !$0.phantomInAll && $0.endsHeld }
     }
 
-    @Test("a burst of 200 back-to-back steps loses at most 4, and counts none that was not made", arguments: ServerKind.allCases)
+    /// The bound of docs/DESIGN.md, "Bursts": a step overwritten each time the burst is put back before
+    /// 100 %, and readings that merge steps below the climb before count one (the largest loss in 300
+    /// histories per server was 53 and 64).
+    @Test("a burst of 200 back-to-back steps to a client's ceiling loses at most a third, and counts none that was not made", arguments: ServerKind.allCases)
     func burstBound(kind: ServerKind) {
-        Self.judge(.burst, on: kind, seeds: 0..<20) { !$0.phantom && $0.lost <= 4 && $0.endsHeld }
-        Self.judge(.burst, on: kind, seeds: 20..<25, learned: true) { !$0.phantom && $0.lost <= 4 && $0.endsHeld }
+        Self.judge(.burst, on: kind, seeds: 0..<20) { !$0.phantom && $0.lost <= 200 / 3 && $0.endsHeld }
+        Self.judge(.burst, on: kind, seeds: 20..<25, learned: true) { !$0.phantom && $0.lost <= 200 / 3 && $0.endsHeld }
     }
     @Test("exploration", .enabled(if: Environment.explore))
     func explore() {

@@ -89,9 +89,12 @@ struct ClientPlan: CustomStringConvertible {
     var steps: [Step]
     /// Steps begin at `start + i * interval` (the probe's rate mode) instead of after the previous one.
     var interval: Int?
+    /// The loudest level a read-modify-write client sets: volume keys stop at 100 %, pulsectl at
+    /// 152.5 %. A step there changes nothing, so no event tells of it.
+    var ceiling = SinkVolume.norm
 
     var description: String {
-        "ClientPlan(kind: .\(kind), start: \(start), steps: \(steps.map { $0.reverse ? [$0.readToSet, $0.next, 1] : [$0.readToSet, $0.next] }), interval: \(interval.map(String.init) ?? "nil"))"
+        "ClientPlan(kind: .\(kind), start: \(start), steps: \(steps.map { $0.reverse ? [$0.readToSet, $0.next, 1] : [$0.readToSet, $0.next] }), interval: \(interval.map(String.init) ?? "nil"), ceiling: \(ceiling))"
     }
 }
 
@@ -521,7 +524,9 @@ final class CountingSimulation {
         switch client.plan.kind {
         case .readModifyWrite(let forward, _):
             let direction = client.plan.steps[client.next].reverse ? (forward == .up ? Direction.down : .up) : forward
-            let to = direction == .up ? read.volume + step : (read.volume > step ? read.volume - step : 0)
+            let to = direction == .up ? max(read.volume, min(read.volume + step, client.plan.ceiling)) : (read.volume > step ? read.volume - step : 0)
+            // A step from the client's ceiling, or from silence, is a press made that moves nothing.
+            if to == read.volume { client.made[direction] += 1 }
             clientSends(id, .volume(to, by: id, .step(direction)))
         case .muteToggle:
             clientSends(id, .mute(!read.muted, by: id))
@@ -569,7 +574,7 @@ final class SimulatedClient {
     var read: (volume: UInt32, muted: Bool)?
     var acked = 0
     /// Its sets that changed the sink, in key steps per direction (an absolute set counts the steps it
-    /// moved the sink by).
+    /// moved the sink by), and its steps from its ceiling or from silence, which change nothing.
     var made = PressCounts()
     /// When it sent each set.
     var setTimes: [Int] = []
