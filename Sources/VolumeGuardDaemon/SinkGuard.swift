@@ -142,8 +142,9 @@ public actor SinkGuard: Service, CustomStringConvertible {
         configuration.historyCapacity + ClientQueue.headroom
     }
 
+    /// Forgets `queue`; only a subscriber's leaving can change the hold, so only that costs an inbox turn.
     func unsubscribe(_ queue: ClientQueue) {
-        hub.unsubscribe(queue)
+        guard hub.unsubscribe(queue) else { return }
         post.yield(.hold(.subscribed(hub.count > 0)))
     }
 
