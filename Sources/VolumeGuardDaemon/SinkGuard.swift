@@ -131,7 +131,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
-    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool = true) {
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool) {
         hub.subscribe(queue, id: id, since: since, gestures: gestures, lastSeq: core.lastSeq)
         post.yield(.hold(.subscribed(hub.count > 0)))
     }
