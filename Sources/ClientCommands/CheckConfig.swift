@@ -3,8 +3,8 @@ import Foundation
 import GuardConfig
 import GuardSettings
 
-/// `volume-guard config`: reads the config file as `run` and a reload do. The daemon reloads through
-/// `config --json`, so that the file is only ever read by this one parser.
+/// `volume-guard config`: reads the config file as `run` and a reload do: the daemon reads it again
+/// in-process, through the same parser (`ConfigFile.read`), so this check and a reload never disagree.
 public struct CheckConfig: ParsableCommand {
     public init() {}
 

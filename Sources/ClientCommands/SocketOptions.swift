@@ -43,13 +43,6 @@ public struct ConfigFileOptions: ParsableArguments {
     public var file: ConfigFile {
         ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment))
     }
-
-    /// The arguments that name the same file to another command, wherever that runs.
-    var arguments: [String] {
-        guard let config else { return [] }
-        let path = config.hasPrefix("/") ? config : FileManager.default.currentDirectoryPath + "/" + config
-        return ["--config=" + path]
-    }
 }
 
 /// `body`'s result; a mistake in the config file (or a file named with `--config` that cannot be read)

@@ -7,8 +7,6 @@ public enum WireFormat {
 
     /// Encodes `message` as one line, newline included.
     public static func line(_ message: some Encodable) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every message is made of strings, integers, booleans and finite numbers: encoding cannot fail.
         var data = try! encoder.encode(message)
         data.append(0x0A)
@@ -17,8 +15,18 @@ public enum WireFormat {
 
     /// The timestamp format of press lines: ISO 8601, UTC, milliseconds.
     public static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(timestampStyle)
     }
+
+    /// Built once, not for every line.
+    private static let encoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private static let timestampStyle = Date.ISO8601FormatStyle.iso8601.year().month().day()
+        .time(includingFractionalSeconds: true).timeZone(separator: .omitted)
 }
 
 /// Any line the daemon sends, as a client reads it.

@@ -8,7 +8,7 @@ import Logging
 /// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), and the limits
 /// below, so that a value means the same wherever it is written.
 ///
-/// Codable: `volume-guard run` hands the options it read to the daemon it becomes (`Launch`).
+/// Codable: `volume-guard config --json` prints the options the file makes.
 public struct Options: Hashable, Sendable, Codable {
     /// A sink name or shell pattern; `Options.defaultSinkName` (or nil) follows the default sink.
     public var sink: String?

@@ -46,15 +46,6 @@ public struct GuardCore: Sendable {
     /// True once every sink given back has been read back at its original level (or given up on).
     public var isReleased: Bool { custodian.isReleased }
 
-    /// How close together changes come in a burst (see `PressCounter.burstGap`).
-    public static let burstGap = PressCounter.burstGap
-
-    /// How long a burst must pause before the held level is written again (see `PressCounter.burstQuiet`).
-    public static let burstQuiet = PressCounter.burstQuiet
-
-    /// How often, at most, the default sink is asked for again before the guard waits for events alone.
-    public static let defaultRecheckLimit = SinkFollower.recheckLimit
-
     /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
         self.now = now

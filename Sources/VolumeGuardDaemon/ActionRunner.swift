@@ -14,8 +14,8 @@ import SystemPackage
 /// rather than queued, so a held key cannot pile up work. Every command runs in a session of its own,
 /// with a timeout after which its whole process group gets SIGTERM, then SIGKILL a second later. What it
 /// prints goes to the log: standard output at info, standard error at warning.
-public final class ActionRunner: Service, Sendable, CustomStringConvertible {
-    public static let concurrencyLimit = 4
+final class ActionRunner: Service, Sendable, CustomStringConvertible {
+    static let concurrencyLimit = 4
     /// How long an action that is timed out or stopped at shutdown has between SIGTERM and SIGKILL.
     static let termGrace: Duration = .seconds(1)
 
@@ -34,21 +34,21 @@ public final class ActionRunner: Service, Sendable, CustomStringConvertible {
     private let post: AsyncStream<Job>.Continuation
     private let logger: Logger
 
-    public init(actions: [Action], logger: Logger) {
+    init(actions: [Action], logger: Logger) {
         state = Mutex(State(actions: actions))
         (jobs, post) = AsyncStream.makeStream(of: Job.self)
         self.logger = logger
     }
 
-    public var description: String { "ActionRunner" }
+    var description: String { "ActionRunner" }
 
     /// Takes a new list of actions (a reload); commands already running go on to their end.
-    public func replace(_ actions: [Action]) {
+    func replace(_ actions: [Action]) {
         state.withLock { $0.actions = actions }
     }
 
     /// Starts the actions `press` calls for, or drops them when busy; returns at once.
-    public func run(for press: Press) {
+    func run(for press: Press) {
         var busy: [Action] = []
         var overLimit: [Action] = []
         let started: [Action] = state.withLock { state in
@@ -77,7 +77,7 @@ public final class ActionRunner: Service, Sendable, CustomStringConvertible {
     }
 
     /// Runs queued commands until a graceful shutdown, which stops those still running.
-    public func run() async {
+    func run() async {
         await cancelWhenGracefulShutdown { [self] in
             await withDiscardingTaskGroup { group in
                 for await job in jobs {

@@ -11,7 +11,7 @@ import UnixSignals
 /// key step, mute guarding, clamp margin, mode, actions and log level. The socket, server and history
 /// length take effect at the next start; a change to them is logged as needing a restart. systemd is told
 /// `RELOADING=1` and then `READY=1` around each reload.
-public struct ConfigReloader: Service, CustomStringConvertible {
+struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
     private let load: @Sendable () throws -> Configuration
     private let initial: Configuration
@@ -22,7 +22,7 @@ public struct ConfigReloader: Service, CustomStringConvertible {
 
     /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
     /// ends the process); `load` reads the config file again and layers the start's flags over it.
-    public init(
+    init(
         hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> Configuration, initial: Configuration,
         sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
@@ -35,9 +35,9 @@ public struct ConfigReloader: Service, CustomStringConvertible {
         self.logger = logger
     }
 
-    public var description: String { "ConfigReloader" }
+    var description: String { "ConfigReloader" }
 
-    public func run() async {
+    func run() async {
         await cancelWhenGracefulShutdown { [self] in
             var current = initial
             for await _ in hangups {

@@ -5,12 +5,12 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The control socket: a Unix-domain socket speaking newline-delimited JSON to any number of clients.
-public struct ControlServer: Service, CustomStringConvertible {
-    public enum StartError: Error, CustomStringConvertible {
+struct ControlServer: Service, CustomStringConvertible {
+    enum StartError: Error, CustomStringConvertible {
         case alreadyRunning(String)
         case notASocket(String)
 
-        public var description: String {
+        var description: String {
             switch self {
             case .alreadyRunning(let path): "another volume-guard is already serving \(path)"
             case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
@@ -29,7 +29,7 @@ public struct ControlServer: Service, CustomStringConvertible {
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
-    public init(path: String, sinkGuard: SinkGuard, logger: Logger) async throws {
+    init(path: String, sinkGuard: SinkGuard, logger: Logger) async throws {
         let server = try await Self.bind(path)
         self.init(path: path, server: server, socketFile: SocketFile(at: path), sinkGuard: sinkGuard, logger: logger)
     }
@@ -49,9 +49,9 @@ public struct ControlServer: Service, CustomStringConvertible {
         self.logger = logger
     }
 
-    public var description: String { "ControlServer(\(path))" }
+    var description: String { "ControlServer(\(path))" }
 
-    public func run() async throws {
+    func run() async throws {
         logger.info("listening", metadata: ["socket": "\(path)"])
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in

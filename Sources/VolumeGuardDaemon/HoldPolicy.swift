@@ -7,12 +7,12 @@ import VolumeGuardCore
 ///
 /// Two wishes make one decision, and the core is told only when the decision changes, so that a
 /// subscriber leaving never undoes a client's pause, nor the reverse.
-struct HoldPolicy: Hashable, Sendable {
+struct HoldPolicy: Sendable {
     var mode: GuardMode
     /// A client asked for a pause and has not resumed.
-    private(set) var clientPaused = false
+    private var clientPaused = false
     /// Whether anyone is subscribed.
-    private(set) var subscribed = false
+    private var subscribed = false
     /// What the core was last told: paused (true) or guarding. A core starts out guarding.
     private var told = false
 

@@ -12,47 +12,47 @@ import SystemPackage
 /// In a terminal a line starts with the time; piped or redirected elsewhere it is bare, as a supervisor
 /// adds its own. Never colours. The level is shared by every logger of the process, so that a reload
 /// can change it.
-public struct JournalLogHandler: LogHandler {
+struct JournalLogHandler: LogHandler {
     /// How lines are laid out, from where standard error goes.
-    public enum Style: Sendable {
+    enum Style: Sendable {
         case terminal
         case plain
         case journal
     }
 
     /// The level every handler of the process logs at; a reload sets it.
-    public final class Threshold: Sendable {
+    final class Threshold: Sendable {
         private let level: Mutex<Logger.Level>
-        public init(_ level: Logger.Level) { self.level = Mutex(level) }
-        public var value: Logger.Level {
+        init(_ level: Logger.Level) { self.level = Mutex(level) }
+        var value: Logger.Level {
             get { level.withLock { $0 } }
             set { level.withLock { $0 = newValue } }
         }
     }
 
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
     private let style: Style
     private let threshold: Threshold
     private let write: @Sendable (String) -> Void
 
-    public init(style: Style, threshold: Threshold, write: @escaping @Sendable (String) -> Void = Self.writeToStandardError) {
+    init(style: Style, threshold: Threshold, write: @escaping @Sendable (String) -> Void = Self.writeToStandardError) {
         self.style = style
         self.threshold = threshold
         self.write = write
     }
 
-    public var logLevel: Logger.Level {
+    var logLevel: Logger.Level {
         get { threshold.value }
         set { threshold.value = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    func log(event: LogEvent) {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
@@ -72,7 +72,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// The style for standard error in `environment`: `journal` only when `JOURNAL_STREAM` names the very
     /// stream standard error is (a shell started from a service inherits the variable, not the stream).
-    public static func style(environment: [String: String]) -> Style {
+    static func style(environment: [String: String]) -> Style {
         if let stream = environment["JOURNAL_STREAM"], isStandardError(stream) { return .journal }
         return isatty(STDERR_FILENO) == 1 ? .terminal : .plain
     }
@@ -105,7 +105,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// One `write(2)` per line, so that lines from several threads never interleave.
-    public static let writeToStandardError: @Sendable (String) -> Void = { line in
+    static let writeToStandardError: @Sendable (String) -> Void = { line in
         _ = try? FileDescriptor.standardError.writeAll(line.utf8)
     }
 }

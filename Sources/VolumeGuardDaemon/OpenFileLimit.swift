@@ -4,7 +4,6 @@ import Glibc
 /// usual soft limit (1024) would turn clients away long before the hard limit says it must.
 public enum OpenFileLimit {
     /// Raises the soft limit to the hard one; returns the limit now in force (nil if it cannot be read).
-    @discardableResult
     public static func raiseToHard() -> UInt64? {
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return nil }

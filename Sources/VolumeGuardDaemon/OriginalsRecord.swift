@@ -14,9 +14,9 @@ import VolumeGuardCore
 /// There is one record per control socket: one daemon serves a socket, so two daemons (a second one
 /// guarding a Bluetooth remote's sink, say) never overwrite each other's record.
 public struct OriginalsRecord: Sendable {
-    public let path: String
+    let path: String
 
-    public init(path: String) {
+    init(path: String) {
         self.path = path
     }
 
@@ -35,7 +35,7 @@ public struct OriginalsRecord: Sendable {
     }
 
     /// The recorded levels; empty when there is no record.
-    public func load() throws -> [String: SinkLevel] {
+    func load() throws -> [String: SinkLevel] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         let entries = try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(filePath: path)))
         return entries.compactMapValues { entry in
@@ -44,7 +44,7 @@ public struct OriginalsRecord: Sendable {
     }
 
     /// Replaces the record; an empty one removes the file.
-    public func save(_ originals: [String: SinkLevel]) throws {
+    func save(_ originals: [String: SinkLevel]) throws {
         let directory = URL(filePath: path).deletingLastPathComponent().path
         guard !originals.isEmpty else {
             guard unlink(path) == 0 || errno == ENOENT else { throw Failure(operation: "remove", path: path, code: Errno(rawValue: errno)) }

@@ -35,8 +35,7 @@ struct ServerLink {
     /// The connection is gone (or never came): closes what is left; returns how long to wait before
     /// the next attempt.
     mutating func lost() -> Duration {
-        connection?.close()
-        connection = nil
+        close()
         description = nil
         defer { backoff = min(backoff * 2, Self.maximumBackoff) }
         return backoff

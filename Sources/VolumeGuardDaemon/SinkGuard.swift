@@ -20,7 +20,7 @@ import ServiceLifecycle
 /// It also keeps what the core asks to be recorded (the original levels in its custody) on disk, hands
 /// presses to the action runner, tells systemd how it is doing, and, through `HoldPolicy`, decides when
 /// the core holds the sink.
-public actor SinkGuard: Service, CustomStringConvertible {
+actor SinkGuard: Service, CustomStringConvertible {
     private enum Input: Sendable {
         case core(GuardEvent)
         case hold(HoldPolicy.Event)
@@ -64,12 +64,12 @@ public actor SinkGuard: Service, CustomStringConvertible {
     /// channels on the thread that writes them, without waking another thread first.
     private nonisolated let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
         eventLoop.executor.asUnownedSerialExecutor()
     }
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
-    public init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
+    init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
         var remembered: [String: SinkLevel] = [:]
         do {
             remembered = try record.load()
@@ -90,10 +90,10 @@ public actor SinkGuard: Service, CustomStringConvertible {
         (inbox, post) = AsyncStream.makeStream(of: Input.self)
     }
 
-    public nonisolated var description: String { "SinkGuard" }
+    nonisolated var description: String { "SinkGuard" }
 
     /// Guards until a graceful shutdown, then gives the sink back and returns.
-    public func run() async {
+    func run() async {
         await withGracefulShutdownHandler {
             await loop()
         } onGracefulShutdown: { [post, notifier] in
@@ -131,7 +131,7 @@ public actor SinkGuard: Service, CustomStringConvertible {
 
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
-    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool = true) {
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool) {
         hub.subscribe(queue, id: id, since: since, gestures: gestures, lastSeq: core.lastSeq)
         post.yield(.hold(.subscribed(hub.count > 0)))
     }
@@ -142,13 +142,14 @@ public actor SinkGuard: Service, CustomStringConvertible {
         configuration.historyCapacity + ClientQueue.headroom
     }
 
+    /// Forgets `queue`; only a subscriber's leaving can change the hold, so only that costs an inbox turn.
     func unsubscribe(_ queue: ClientQueue) {
-        hub.unsubscribe(queue)
+        guard hub.unsubscribe(queue) else { return }
         post.yield(.hold(.subscribed(hub.count > 0)))
     }
 
     /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
-    public func reload(_ new: Configuration) {
+    func reload(_ new: Configuration) {
         actions.replace(new.actions)
         post.yield(.core(.reconfigure(new.core)))
         post.yield(.hold(.mode(new.mode)))

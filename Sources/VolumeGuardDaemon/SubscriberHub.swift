@@ -7,9 +7,8 @@ import NIOCore
 /// Owned by `SinkGuard` and used only from inside it, so a subscription, its replay and the live lines
 /// after it are ordered by the actor: no press falls between replay and live, none is sent twice.
 struct SubscriberHub {
-    private var queues: [ObjectIdentifier: ClientQueue] = [:]
-    /// The subscribers that asked for presses without gesture lines.
-    private var gestureless: Set<ObjectIdentifier> = []
+    /// The subscribers' queues, and whether each wants gesture lines.
+    private var subscribers: [ObjectIdentifier: (queue: ClientQueue, gestures: Bool)] = [:]
     /// The latest presses, replayed to subscribers that resume with `since`.
     private var history: PressHistory
     /// The state line subscribers were last sent.
@@ -19,7 +18,7 @@ struct SubscriberHub {
         history = PressHistory(capacity: historyCapacity)
     }
 
-    var count: Int { queues.count }
+    var count: Int { subscribers.count }
 
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines. A nil `since` means live presses only.
@@ -29,13 +28,12 @@ struct SubscriberHub {
         for line in replay.lines {
             guard queue.send(line) else { return }
         }
-        queues[ObjectIdentifier(queue)] = queue
-        if !gestures { gestureless.insert(ObjectIdentifier(queue)) }
+        subscribers[ObjectIdentifier(queue)] = (queue, gestures)
     }
 
-    mutating func unsubscribe(_ queue: ClientQueue) {
-        queues[ObjectIdentifier(queue)] = nil
-        gestureless.remove(ObjectIdentifier(queue))
+    /// Forgets `queue`; returns whether it was subscribed (a client may never have, or been cut loose).
+    mutating func unsubscribe(_ queue: ClientQueue) -> Bool {
+        subscribers.removeValue(forKey: ObjectIdentifier(queue)) != nil
     }
 
     /// Keeps the press for replays and sends it to every subscriber; returns how many were cut loose.
@@ -46,7 +44,7 @@ struct SubscriberHub {
 
     /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.
     mutating func publishGesture(_ line: ByteBuffer) -> Int {
-        broadcast(line, skipping: gestureless)
+        broadcast(line, gesture: true)
     }
 
     /// Sends `state` if it is news: the state or the guarded sink changed. `guarding` without a sink is
@@ -60,17 +58,16 @@ struct SubscriberHub {
 
     /// Ends every subscription: the daemon is stopping.
     mutating func finishAll() {
-        for queue in queues.values { queue.finish() }
-        queues = [:]
-        gestureless = []
+        for subscriber in subscribers.values { subscriber.queue.finish() }
+        subscribers = [:]
     }
 
-    /// Queues one line for every subscriber but those `skipping`; one that cannot take it is dropped.
-    private mutating func broadcast(_ line: ByteBuffer, skipping: Set<ObjectIdentifier> = []) -> Int {
+    /// Queues one line for every subscriber (a gesture only for those that want gestures); one that
+    /// cannot take it is dropped.
+    private mutating func broadcast(_ line: ByteBuffer, gesture: Bool = false) -> Int {
         var cutLoose = 0
-        for (key, queue) in queues where !skipping.contains(key) && !queue.send(line) {
-            queues[key] = nil
-            gestureless.remove(key)
+        for (key, subscriber) in subscribers where (subscriber.gestures || !gesture) && !subscriber.queue.send(line) {
+            subscribers[key] = nil
             cutLoose += 1
         }
         return cutLoose

@@ -4,15 +4,15 @@ import Glibc
 
 /// Tells systemd how the service is doing (`Type=notify`): one datagram to `$NOTIFY_SOCKET` per
 /// message, as sd_notify(3) sends it, without linking libsystemd. Does nothing outside systemd.
-public struct SystemdNotifier: Sendable {
+struct SystemdNotifier: Sendable {
     private let socketPath: String?
 
-    public init(environment: [String: String]) {
+    init(environment: [String: String]) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Sends `READY=1`, `STATUS=...`, `STOPPING=1`, `RELOADING=1`... (newline-separated assignments).
-    public func notify(_ message: String) {
+    func notify(_ message: String) {
         guard let socketPath else { return }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return }

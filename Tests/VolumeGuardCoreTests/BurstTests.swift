@@ -1,4 +1,4 @@
-import VolumeGuardCore
+@testable import VolumeGuardCore
 import Testing
 
 /// Clients that step the volume faster than a person: key repeat, scripts, remotes that send bursts.
@@ -44,7 +44,7 @@ struct BurstTests {
         Self.stepsDuringFirstRead(&h, more: 3)
         #expect(h.presses.map(\.count).reduce(0, +) == 4)
         #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         #expect(h.presses.map(\.count).reduce(0, +) == 4)
     }
@@ -55,7 +55,7 @@ struct BurstTests {
         Self.stepsDuringFirstRead(&h, more: 1)
         #expect(h.presses.map(\.count) == [2])
         #expect(h.volumeWrites.isEmpty, "no reset to land among the program's steps")
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
 
@@ -96,7 +96,7 @@ struct BurstTests {
         // Only the first press, before the burst showed itself, was put back at once.
         #expect(h.volumeWrites.count == 1)
         #expect(h.sink(Name.speakers).volume.max == Self.held + 8 * Self.step)
-        h.wait(GuardCore.burstQuiet)
+        h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         #expect(h.core.presses.up == 9)
     }
@@ -126,7 +126,7 @@ struct BurstTests {
         #expect(h.sink(Name.speakers).volume.max != Self.held)
         h.wait(.milliseconds(4))
         #expect(h.sink(Name.speakers).volume.max != Self.held)
-        h.wait(GuardCore.burstQuiet)
+        h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         #expect(h.core.presses.up == 10)
     }

@@ -1,4 +1,4 @@
-import VolumeGuardCore
+@testable import VolumeGuardCore
 import Testing
 
 @Suite("Guarding a chosen sink")
@@ -118,7 +118,7 @@ struct SinkLifeTests {
         h.feed(.connected)
         h.wait(.seconds(60))
         let delays = h.log.compactMap { if case .wakeUp(let after) = $0 { after } else { nil } }
-        #expect(delays.count == GuardCore.defaultRecheckLimit)
+        #expect(delays.count == SinkFollower.recheckLimit)
         #expect(delays == delays.sorted())
         #expect(delays.first! < delays.last!)
         #expect(h.core.state == .noSink)

@@ -1,4 +1,4 @@
-import VolumeGuardCore
+@testable import VolumeGuardCore
 import Testing
 
 /// The counterexamples the generated clients found (ClientModelTests), each shrunk to the history that
@@ -32,7 +32,7 @@ struct CountingTests {
         for _ in 0..<10 { Self.stepUp(&h, pace: .milliseconds(8)) }
         Self.stepUp(&h, pace: .milliseconds(11))
         for _ in 0..<10 { Self.stepUp(&h, pace: .milliseconds(8)) }
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.core.presses.up == 21)
         #expect(h.presses.allSatisfy { $0.count == 1 })
         #expect(h.sink(Name.speakers).volume.max == Self.held)
@@ -49,7 +49,7 @@ struct CountingTests {
         // The first two steps are put back at once (nothing marks a burst yet), the rest are held back.
         #expect(h.volumeWrites.count == 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held + 8 * Self.step)
-        h.wait(GuardCore.burstQuiet)
+        h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         #expect(h.core.presses.up == 10)
     }
@@ -91,7 +91,7 @@ extension CountingTests {
         for i in 1...3 { Self.sets(&h, Self.held - UInt32(i) * Self.step, pace: .milliseconds(1)) }
         Self.sets(&h, Self.held - Self.step, pace: .milliseconds(1))  // down from held, read long ago
         Self.sets(&h, Self.held - 2 * Self.step, pace: .milliseconds(1))
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.core.presses.up == 0)
         #expect(h.core.presses.down == 4, "5 steps made: the one back toward held is lost, never turned around")
         #expect(h.sink(Name.speakers).volume.max == Self.held)
@@ -106,12 +106,12 @@ extension CountingTests {
         // `runLevelsKept` levels are kept: a client reads at most a few levels behind its own steps.
         var h = Self.guarding()
         for i in 1...20 { Self.sets(&h, Self.held + UInt32(i) * Self.step, pace: .milliseconds(1)) }
-        h.wait(GuardCore.burstQuiet + .milliseconds(5))
+        h.wait(PressCounter.burstQuiet + .milliseconds(5))
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         // The second climb: eight steps seen one by one, then the guard sees only every other step.
         for i in 1...8 { Self.sets(&h, Self.held + UInt32(i) * Self.step, pace: .milliseconds(1)) }
         for i in 1...3 { Self.sets(&h, Self.held + UInt32(8 + 2 * i) * Self.step, pace: .milliseconds(1)) }
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.core.presses.up == 34)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
@@ -123,9 +123,9 @@ extension CountingTests {
         // climb it read before the reset. Until it passes them, each reading counts one.
         var h = Self.guarding()
         for i in 1...8 { Self.sets(&h, Self.held + UInt32(i) * Self.step, pace: .milliseconds(1)) }
-        h.wait(GuardCore.burstQuiet + .milliseconds(5))
+        h.wait(PressCounter.burstQuiet + .milliseconds(5))
         for i in 1...5 { Self.sets(&h, Self.held + UInt32(2 * i) * Self.step, pace: .milliseconds(1)) }
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         // 8, then 1 + 1 + 1 + 1 (four readings up to held + 8) and 2 (held + 10, beyond the first climb).
         #expect(h.core.presses.up == 14, "18 steps made, 4 lost")
     }
@@ -147,7 +147,7 @@ extension CountingTests {
         #expect(h.core.presses.up == 2)
         for _ in 0..<7 { Self.stepUp(&h, pace: .milliseconds(8)) }
         #expect(h.volumeWrites.count == 1, "held back since the second step")
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
         #expect(h.core.presses.up == 9)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }

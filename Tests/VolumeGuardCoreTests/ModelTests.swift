@@ -1,4 +1,4 @@
-import VolumeGuardCore
+@testable import VolumeGuardCore
 import PropertyBased
 import Testing
 
@@ -126,7 +126,7 @@ struct ModelTests {
     static func settle(_ h: inout Harness) {
         h.holdAcks = false
         h.releaseAcks()
-        h.wait(GuardCore.burstQuiet * 2)
+        h.wait(PressCounter.burstQuiet * 2)
     }
 
     /// A program stepping the volume one way as pactl does, at machine speed: it reads the sink, and later

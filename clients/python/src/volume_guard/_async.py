@@ -5,7 +5,7 @@ import os
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, cast
 
-from ._errors import DaemonUnavailable
+from ._errors import unavailable_on_failure, whole_line
 from ._messages import Event, Paused, Pong, Resumed, Status, Version, encode, reply
 from ._paths import default_socket_path
 from ._subscription import Subscription
@@ -20,7 +20,7 @@ class AsyncClient:
 
     async def request(self, request: Mapping[str, object]) -> dict[str, Any]:
         """Sends one request and returns the reply; raises as `Client.request` does."""
-        try:
+        with unavailable_on_failure(self.path, self.timeout):
             async with asyncio.timeout(self.timeout):
                 reader, writer = await asyncio.open_unix_connection(self.path)
                 try:
@@ -29,13 +29,7 @@ class AsyncClient:
                     line = await reader.readline()
                 finally:
                     writer.close()
-        except TimeoutError:
-            raise DaemonUnavailable(self.path, f"no reply within {self.timeout} s") from None
-        except OSError as error:
-            raise DaemonUnavailable(self.path, error) from error
-        if not line.endswith(b"\n"):
-            raise DaemonUnavailable(self.path, "it closed the connection without replying")
-        return reply(line)
+        return reply(whole_line(self.path, line))
 
     async def status(self) -> Status:
         return cast(Status, await self.request({"cmd": "status"}))

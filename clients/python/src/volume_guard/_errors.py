@@ -1,5 +1,8 @@
 """The exceptions: one for every request the daemon refuses, one subclass for no daemon to ask."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class VolumeGuardError(Exception):
     """The daemon answered a request with an error line.
@@ -26,3 +29,21 @@ class DaemonUnavailable(VolumeGuardError):
             reason = reason.strerror or str(reason) or type(reason).__name__  # asyncio's timeout says nothing
         super().__init__("daemon-unavailable", f"no volume-guard daemon answered at {path} ({reason})")
         self.path = path
+
+
+@contextmanager
+def unavailable_on_failure(path: str, timeout: float | None) -> Iterator[None]:
+    """Turns a request that gets no reply (a timeout, or any `OSError`) into `DaemonUnavailable`."""
+    try:
+        yield
+    except TimeoutError:
+        raise DaemonUnavailable(path, f"no reply within {timeout} s") from None
+    except OSError as error:
+        raise DaemonUnavailable(path, error) from error
+
+
+def whole_line(path: str, line: bytes) -> bytes:
+    """`line`, if it is a whole reply: without its newline, the daemon closed the connection first."""
+    if not line.endswith(b"\n"):
+        raise DaemonUnavailable(path, "it closed the connection without replying")
+    return line

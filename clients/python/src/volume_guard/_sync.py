@@ -7,7 +7,7 @@ from collections.abc import Generator, Iterator, Mapping
 from contextlib import suppress
 from typing import Any, Self, cast
 
-from ._errors import DaemonUnavailable
+from ._errors import unavailable_on_failure, whole_line
 from ._messages import Event, Paused, Pong, Resumed, Status, Version, encode, reply
 from ._paths import default_socket_path
 from ._subscription import Subscription
@@ -32,20 +32,14 @@ class Client:
         Raises `VolumeGuardError` with the daemon's `code` for an error reply, `DaemonUnavailable` when
         there is no reply.
         """
-        try:
+        with unavailable_on_failure(self.path, self.timeout):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
                 connection.settimeout(self.timeout)
                 connection.connect(self.path)
                 connection.sendall(encode(request))
                 with connection.makefile("rb") as lines:
                     line = lines.readline()
-        except TimeoutError:
-            raise DaemonUnavailable(self.path, f"no reply within {self.timeout} s") from None
-        except OSError as error:
-            raise DaemonUnavailable(self.path, error) from error
-        if not line.endswith(b"\n"):
-            raise DaemonUnavailable(self.path, "it closed the connection without replying")
-        return reply(line)
+        return reply(whole_line(self.path, line))
 
     def status(self) -> Status:
         return cast(Status, self.request({"cmd": "status"}))
