@@ -203,7 +203,7 @@ def thread_kind(comm):
     """What a thread is, from its name (comm keeps the last 15 bytes of libdispatch's queue names)."""
     if comm.startswith("NIO-"):
         return "NIO event loop"
-    if comm == "threaded-ml":
+    if comm == "libpulse":
         return "libpulse mainloop"
     if "qos" in comm:
         return "libdispatch workers"

@@ -5,7 +5,7 @@ import CPulse
 /// When a context fails, libpulse cancels pending operations *without* calling their data callbacks, so a
 /// request that completed only from its data callback would never complete. The end is therefore taken
 /// from the operation's state callback (DONE or CANCELLED), which always fires; the data callback only
-/// stores the value. Lives on the mainloop thread (or under its lock) only.
+/// stores the value. Lives on the mainloop's thread only.
 class PendingRequest: @unchecked Sendable {
     private var finished = false
 
@@ -20,22 +20,28 @@ class PendingRequest: @unchecked Sendable {
 
     /// Hands the request's end to `operation`'s state callback and drops the caller's reference to the
     /// operation (the context keeps its own until the operation ends). A nil operation means libpulse
-    /// refused the request outright (no connection): it ends at once.
-    final func track(_ operation: OpaquePointer?) {
+    /// refused the request outright (no connection): it ends on `api`'s next turn, never inside the call
+    /// that issued it.
+    final func track(_ operation: OpaquePointer?, on api: UnsafeMutablePointer<pa_mainloop_api>) {
+        let userdata = Unmanaged.passRetained(self).toOpaque()
         guard let operation else {
-            finish()
+            pa_mainloop_api_once(api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
             return
         }
-        let userdata = Unmanaged.passRetained(self).toOpaque()
         pa_operation_set_state_callback(operation, { operation, userdata in
             guard let operation, let userdata else { return }
             let state = pa_operation_get_state(operation)
             guard state == PA_OPERATION_DONE || state == PA_OPERATION_CANCELLED else { return }
-            let request = Unmanaged<PendingRequest>.fromOpaque(userdata)
-            request.takeUnretainedValue().finish()
-            request.release()
+            PendingRequest.end(userdata)
         }, userdata)
         pa_operation_unref(operation)
+    }
+
+    /// Finishes the request `track` retained as `userdata`, and releases it.
+    private static func end(_ userdata: UnsafeMutableRawPointer) {
+        let request = Unmanaged<PendingRequest>.fromOpaque(userdata)
+        request.takeUnretainedValue().finish()
+        request.release()
     }
 
     /// This request as the userdata of a libpulse data callback, valid while the operation lives.

@@ -1,8 +1,8 @@
 import CPulse
 import VolumeGuardCore
 
-/// Requests, each in two forms: with a completion that runs on the mainloop thread (in order with server
-/// events), and as an async function. Every request completes exactly once, also when the connection fails.
+/// Requests, each in two forms: with a completion that runs on the mainloop (in order with server events),
+/// and as an async function. Every request completes exactly once, also when the connection fails.
 extension PulseConnection {
     /// Reads the server's name, version and default sink.
     public func requestServerInfo(_ completion: @escaping @Sendable (ServerInfo?) -> Void) {
@@ -29,12 +29,7 @@ extension PulseConnection {
             guard let self, let name = info?.defaultSink, name == Self.defaultSinkPlaceholder else {
                 return completion(info?.defaultSink)
             }
-            // On the mainloop thread, with the lock held: issue the lookup directly.
-            let lookup = ValueRequest<SinkState> { completion($0?.name) }
-            lookup.track(pa_context_get_sink_info_by_name(context, name, { _, info, eol, userdata in
-                guard eol == 0, let info = info?.pointee else { return }
-                ValueRequest<SinkState>.from(userdata).value = SinkState(info)
-            }, lookup.userdata))
+            assumeIsolated { $0.requestSink(.name(name)) { completion($0?.name) } }
         }
     }
 

@@ -41,8 +41,9 @@ struct ServerLink {
         return backoff
     }
 
+    /// Closes the connection. The guard runs on the connection's mainloop, so it closes at once.
     mutating func close() {
-        connection?.close()
+        connection?.assumeIsolated { $0.close() }
         connection = nil
     }
 }

@@ -16,7 +16,6 @@ struct BridgeTests {
     func readsAndWrites(kind: AudioServer.Kind) async throws {
         let server = try AudioServer(kind, sinks: ["guard_a", "surround:6"])
         let connection = PulseConnection(applicationName: "bridge-test") { _ in }
-        defer { connection.close() }
         try await connection.connect(to: server.address)
 
         let info = try await connection.serverInfo()
@@ -39,7 +38,6 @@ struct BridgeTests {
         let server = try AudioServer(kind)
         let events = Events()
         let connection = PulseConnection(applicationName: "bridge-test") { events.append($0) }
-        defer { connection.close() }
         try await connection.connect(to: server.address)
         let sink = try #require(await connection.sink(.name("guard_b")))
 
@@ -54,7 +52,6 @@ struct BridgeTests {
         let server = try AudioServer(kind)
         let events = Events()
         let connection = PulseConnection(applicationName: "bridge-test") { events.append($0) }
-        defer { connection.close() }
         try await connection.connect(to: server.address)
         let sink = try #require(await connection.sink(.name("guard_a")))
 
@@ -62,7 +59,7 @@ struct BridgeTests {
         let requests = 500
         for number in 0..<requests {
             if number == requests / 2 { server.crash() }
-            connection.setSinkVolume(index: sink.index, to: SinkVolume(uniform: UInt32(1000 + number), count: 2)) { _ in
+            await connection.setSinkVolume(index: sink.index, to: SinkVolume(uniform: UInt32(1000 + number), count: 2)) { _ in
                 completed.withLock { $0 += 1 }
             }
         }
@@ -75,7 +72,6 @@ struct BridgeTests {
     @Test("Connecting to no server fails with a clear error")
     func noServer() async throws {
         let connection = PulseConnection(applicationName: "bridge-test") { _ in }
-        defer { connection.close() }
         await #expect(throws: PulseError.self) {
             try await connection.connect(to: "unix:/nonexistent/pulse/native")
         }

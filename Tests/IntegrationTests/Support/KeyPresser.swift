@@ -17,8 +17,6 @@ final class KeyPresser: Sendable {
         self.sink = sink
     }
 
-    deinit { connection.close() }
-
     /// One key press as a desktop's key handler makes it: the held level moved by `step`, without waiting
     /// for the guard (a held key's repeats come at their own pace).
     func tap(_ direction: Direction, by step: UInt32) async throws {

@@ -1,0 +1,109 @@
+import FoundationEssentials
+import GuardProtocol
+import Logging
+import NIOCore
+import PulseBridge
+import VolumeGuardCore
+
+/// Feeding the core and performing what it returns.
+extension SinkGuard {
+    /// Hands the core one event, with the time it is handled, and performs what it returns.
+    func feed(_ event: GuardEvent) {
+        logger.trace("event", metadata: ["event": "\(event)"])
+        perform(core.handle(event, at: ContinuousClock.now - started))
+    }
+
+    private func perform(_ actions: [GuardAction]) {
+        for action in actions {
+            perform(action)
+        }
+        announceState()
+        if cutLoose {
+            // A leaving subscriber may end the hold: told once the actions above are all performed.
+            cutLoose = false
+            hold(.subscribed(hub.count > 0))
+        }
+        settling.answer(where: hasSettled(paused:))
+        if core.state == .stopped, core.isReleased { end() }
+    }
+
+    private func perform(_ action: GuardAction) {
+        logger.trace("action", metadata: ["action": "\(action)"])
+        switch action {
+        case .readDefaultSink:
+            request { $0.requestDefaultSink(replying { [logger] name in
+                logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
+                return .defaultSink(name)
+            }) }
+        case .readSink(let query, let ticket):
+            request { $0.requestSink(query, replying { .sinkRead(ticket, $0) }) }
+        case .readSinks(let ticket):
+            request { $0.requestSinks(replying { $0.map { .sinksRead(ticket, $0) } }) }
+        case .setVolume(let sink, let volume, let tag):
+            request { $0.setSinkVolume(index: sink, to: volume, replying { _ in .written(tag) }) }
+        case .setMute(let sink, let muted, let tag):
+            request { $0.setSinkMute(index: sink, muted: muted, replying { _ in .written(tag) }) }
+        case .reconnect:
+            dropConnection(reason: "the server names no default sink to this connection")
+        case .wakeUp(let delay):
+            // One timer at a time, for the earliest wake-up asked for: the core asks again, on any wake-up,
+            // for whatever is still due later.
+            let due = ContinuousClock.now + delay
+            if let pending = wakeUpDue, pending <= due { break }
+            wakeUpDue = due
+            schedule(at: due) { sinkGuard in
+                if let due = sinkGuard.wakeUpDue, due <= .now { sinkGuard.wakeUpDue = nil }
+                sinkGuard.feed(.wakeUp)
+            }
+        case .recordOriginals(let originals):
+            // Before the writes that follow: a crash after them must find the levels they overwrite.
+            do {
+                try record.save(originals)
+            } catch {
+                logger.error("cannot record the original levels; a crash now would lose them", metadata: ["error": "\(error)"])
+            }
+        case .publish(let press):
+            logger.debug("press", metadata: ["seq": "\(press.seq)", "direction": "\(press.direction)", "count": "\(press.count)"])
+            let line = ByteBuffer(line: PressMessage(press, time: WireFormat.timestamp(Date())))
+            noteCutLoose(hub.publish(seq: press.seq, line))
+            actions.run(for: press)
+        case .gesture(let gesture):
+            logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "direction": "\(gesture.direction)"])
+            noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, sink: core.guarded?.name, time: WireFormat.timestamp(Date())))))
+        case .stateChanged(let state):
+            logger.info("state", metadata: ["state": "\(state.rawValue)"])
+        case .report(let report):
+            logger.log(report)
+        }
+    }
+
+    /// Makes a request of the current connection, if there is one. It runs on the guard's mainloop, so the
+    /// request is made at once.
+    private func request(_ body: (isolated PulseConnection) -> Void) {
+        link.connection?.assumeIsolated(body)
+    }
+
+    /// A completion that feeds the core the reply `event` makes of a request's result (nothing, for nil).
+    /// libpulse calls it on the mainloop the guard runs on, in order with the server's events.
+    private nonisolated func replying<Value>(_ event: @escaping @Sendable (Value) -> GuardEvent?) -> @Sendable (Value) -> Void {
+        { [self] value in
+            guard let event = event(value) else { return }
+            assumeIsolated { $0.feed(event) }
+        }
+    }
+
+    /// Tells subscribers, and systemd, the guard's state and guarded sink when either changed.
+    private func announceState() {
+        let current = StateMessage(state: core.state, sink: core.guarded?.name)
+        let (sent, dropped) = hub.announce(current)
+        noteCutLoose(dropped)
+        if sent { notifier.notify("STATUS=\(current.state.rawValue)\(current.sink.map { " \($0)" } ?? "")") }
+    }
+
+    /// Subscribers that stopped reading were dropped.
+    private func noteCutLoose(_ count: Int) {
+        guard count > 0 else { return }
+        for _ in 0..<count { logger.notice("subscriber cut loose: it stopped reading") }
+        cutLoose = true
+    }
+}

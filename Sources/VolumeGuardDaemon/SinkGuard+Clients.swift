@@ -1,0 +1,73 @@
+import GuardProtocol
+import GuardSettings
+import VolumeGuardCore
+
+/// What clients of the control socket ask of the guard.
+extension SinkGuard {
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
+    /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool) {
+        hub.subscribe(queue, id: id, since: since, gestures: gestures, lastSeq: core.lastSeq)
+        hold(.subscribed(true))
+    }
+
+    /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
+    /// is cut loose, never one that just resumed.
+    nonisolated var clientQueueCapacity: Int {
+        configuration.historyCapacity + ClientQueue.headroom
+    }
+
+    /// Forgets `queue`; only a subscriber's leaving can change the hold.
+    func unsubscribe(_ queue: ClientQueue) {
+        guard hub.unsubscribe(queue) else { return }
+        hold(.subscribed(hub.count > 0))
+    }
+
+    /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
+    func reload(_ new: Configuration) {
+        actions.replace(new.actions)
+        feed(.reconfigure(new.core))
+        hold(.mode(new.mode))
+    }
+
+    func status(id: RequestID?) -> StatusMessage {
+        let guarded = core.guarded
+        return StatusMessage(
+            id: id,
+            state: core.state,
+            sink: guarded?.name,
+            held: guarded.map { LevelMessage($0.held.volume) },
+            original: guarded.map { LevelMessage($0.original.volume) },
+            muted: guarded?.original.muted,
+            presses: PressCountsMessage(core.presses),
+            lastSeq: core.lastSeq,
+            subscribers: hub.count,
+            server: link.description,
+            uptimeSeconds: (ContinuousClock.now - started).seconds,
+            contested: core.isContested
+        )
+    }
+
+    /// Pauses or resumes guarding, in turn with everything else the core is told; returns once the guard
+    /// has acted on it: a pause once the sink has been given its level back (read back), a resume once
+    /// the sink is held again. Both wait for `Settling.wait` at most.
+    func set(paused: Bool) async {
+        hold(.clientPaused(paused))
+        guard !hasSettled(paused: paused) else { return }
+        await withCheckedContinuation { reply in
+            let waiter = settling.add(paused: paused, reply: reply)
+            schedule(at: .now + Settling.wait) { $0.settling.answer(waiter) }
+        }
+    }
+
+    /// Whether the guard has acted on a client's pause (every sink given back) or resume (no longer
+    /// looking for the sink to hold).
+    func hasSettled(paused: Bool) -> Bool {
+        paused ? core.isReleased : core.state != .connecting
+    }
+
+    /// Tells the hold policy `event`, and the core what it decides, if that changed.
+    func hold(_ event: HoldPolicy.Event) {
+        if let decision = policy.handle(event) { feed(decision) }
+    }
+}
