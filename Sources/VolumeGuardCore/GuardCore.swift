@@ -5,20 +5,22 @@
 /// The rules live in small machines, each with one concern; the core keeps the lifecycle (`GuardState`)
 /// and hands each event to the machines it concerns (docs/DESIGN.md, "The core", says which owns which
 /// rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`, `PressCounter`, `Custodian` and
-/// `InFlight`.
+/// `InFlight`. What it does with a reading of the held sink is in GuardCore+Holding.swift; how it finds
+/// the sink to hold, in GuardCore+Seeking.swift.
 public struct GuardCore: Sendable {
-    public private(set) var state: GuardState = .connecting
-    public private(set) var guarded: Guarded?
+    public internal(set) var state: GuardState = .connecting
+    public internal(set) var guarded: Guarded?
     public private(set) var configuration: Configuration
-    private var follower: SinkFollower
-    private var counter: PressCounter
-    private var custodian: Custodian
-    private var gestures: GestureDetector
-    private var inFlight = InFlight()
-    private var ids = RequestIDs()
+    var follower: SinkFollower
+    var counter: PressCounter
+    var custodian: Custodian
+    var gestures: GestureDetector
+    var inFlight = InFlight()
+    var ids = RequestIDs()
     /// The time of the event being handled.
-    private var now: Duration = .zero
-    private var outbox: [GuardAction] = []
+    var now: Duration = .zero
+    /// The actions of the event being handled, in order.
+    var outbox: [GuardAction] = []
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
     /// give back (it was killed). A sink among them is given that level in the end, not the one the
@@ -160,146 +162,7 @@ public struct GuardCore: Sendable {
         readIfDue()
     }
 
-    // MARK: - Holding a sink
-
-    /// A reading of the held sink, taken while `changes` change events came.
-    private mutating func received(_ reading: SinkState?, of held: Guarded, changes: Int) {
-        guard let reading, reading.index == held.index else { return lose(held) }
-        var current = held
-        let level = reading.level
-        switch current.judge(level, by: configuration) {
-        case .retry(let attempt):
-            guarded = current
-            outbox.append(.report(.resetRetried(sink: current.name, attempt: attempt)))
-            holdTarget(correcting: level, attempt: attempt)
-        case .abandon:
-            guarded = current
-            outbox.append(.report(.resetAbandoned(sink: current.name)))
-        case .change(let verifying):
-            if let press = counter.count(
-                level, seen: current.echo.seen, target: current.target, changes: changes, afterReset: verifying,
-                on: current.name, at: now
-            ) {
-                outbox.append(.publish(press))
-                tell(gestures.press(press, at: now))
-            }
-            if let report = current.counted(level, at: now, afterReset: verifying, margin: configuration.clampMargin) {
-                outbox.append(.report(report))
-            }
-            counter.read(level, holding: current.target, at: now)
-            guarded = current
-            if !checkBurst() { holdTarget(correcting: level, attempt: 0) }
-        }
-    }
-
-    /// Issues the writes that put the guarded sink back at its target, if it is not there.
-    private mutating func holdTarget(correcting level: SinkLevel, attempt: Int) {
-        let writes = guarded?.correct(level, attempt: attempt, inFlight: &inFlight, ids: &ids)
-        outbox += writes ?? []
-    }
-
-    /// While the counter holds back a burst: asks to be woken when it may have paused, or reads the sink
-    /// once it has. False when it does not hold back.
-    @discardableResult
-    private mutating func checkBurst() -> Bool {
-        switch counter.checkBurst(at: now) {
-        case nil: return false
-        case .wait(let delay): outbox.append(.wakeUp(after: delay))
-        case .paused:
-            inFlight.markDue()
-            readIfDue()
-        }
-        return true
-    }
-
-    /// Reads the guarded sink when it may have changed and nothing is in flight (see `InFlight`).
-    private mutating func readIfDue() {
-        guard let guarded, let ticket = inFlight.readIfDue(&ids) else { return }
-        outbox.append(.readSink(.index(guarded.index), ticket))
-    }
-
-    /// Sends the gestures found, and asks to be woken when the detector wants to look again.
-    private mutating func tell(_ found: (gestures: [Gesture], wakeUp: Duration?)) {
-        outbox += found.gestures.map(GuardAction.gesture)
-        if let next = found.wakeUp { outbox.append(.wakeUp(after: next)) }
-    }
-
-    // MARK: - Letting go
-
-    /// Gives the guarded sink its original level back and stops holding it.
-    private mutating func release() {
-        guard let guarded else { return }
-        outbox += custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
-        outbox.append(.report(.released(sink: guarded.name, to: guarded.original)))
-        dropGuarded()
-    }
-
-    /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
-    /// is kept for when it comes back. Look for another sink to hold.
-    private mutating func lose(_ lost: Guarded) {
-        outbox.append(.report(.sinkLost(sink: lost.name)))
-        custodian.remember(lost)
-        forget()
-        setState(.noSink)
-        ask(follower.seek)
-    }
-
-    /// No sink is held any more: nothing of its writes or bursts is awaited.
-    private mutating func dropGuarded() {
-        guarded = nil
-        inFlight.dropHeld()
-        counter.dropHeld()
-    }
-
-    /// No sink is held or looked for any more: no reply on its way is awaited, nor is one to adopt a sink.
-    private mutating func forget() {
-        dropGuarded()
-        follower.forget()
-        inFlight.forget()
-    }
-
-    // MARK: - Looking for a sink
-
-    /// A reading of the sink looked for; nil when there is none.
-    private mutating func found(_ reading: SinkState?) {
-        if let reading, follower.picks(reading.name) {
-            adopt(reading)
-        } else if state == .connecting || state == .guarding || state == .noSink {
-            awaitDefault()
-        }
-    }
-
-    /// Starts holding the sink read as `reading`.
-    private mutating func adopt(_ reading: SinkState) {
-        let (original, recovered) = custodian.take(reading)
-        if let recovered { outbox.append(.report(recovered)) }
-        follower.found()
-        let adopted = Guarded(reading, original: original, margin: configuration.clampMargin)
-        guarded = adopted
-        setState(.guarding)
-        outbox.append(.report(.guarding(sink: reading.name, original: original, held: adopted.held.volume)))
-        holdTarget(correcting: reading.level, attempt: 0)
-    }
-
-    /// There is no sink to hold (yet).
-    private mutating func awaitDefault() {
-        setState(.noSink)
-        ask(follower.noSink())
-    }
-
-    /// Asks the server what is needed to find a sink.
-    private mutating func ask(_ request: SinkFollower.Request?) {
-        switch request {
-        case nil: break
-        case .readDefaultSink: outbox.append(.readDefaultSink)
-        case .read(let query): outbox.append(.readSink(query, inFlight.read(&ids)))
-        case .readAll: outbox.append(.readSinks(inFlight.read(&ids)))
-        case .recheck(let delay): outbox.append(.wakeUp(after: delay))
-        case .reconnect: outbox.append(.reconnect)
-        }
-    }
-
-    private mutating func setState(_ new: GuardState) {
+    mutating func setState(_ new: GuardState) {
         guard new != state else { return }
         state = new
         outbox.append(.stateChanged(new))
