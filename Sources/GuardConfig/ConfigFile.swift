@@ -37,10 +37,8 @@ public struct ConfigFile: Sendable {
         return try Self.parse(text, path: path)
     }
 
-    static let keys = [
-        "sink", "guard-mute", "step", "clamp-margin", "history", "socket", "server", "log-level", "mode",
-        "repeat-period", "repeat-delay", "double-window", "action",
-    ]
+    /// The keys of a file's top level: every setting's, and `action`.
+    static let keys = Options.settings.map(\.key) + ["action"]
     static let actionKeys = ["name", "on", "run", "shell", "timeout"]
 
     /// Reads `text` as a config file named `path` (for the messages).
@@ -56,21 +54,12 @@ public struct ConfigFile: Sendable {
         let lines = ConfigLines(text)
         let root = Entries(table: table, place: .root, lines: lines, path: path)
         try root.rejectUnknown(Self.keys)
-        var options = Options(
-            sink: try root.value("sink", as: \.string, "a sink name or pattern"),
-            guardMute: try root.value("guard-mute", as: \.bool, "true or false"),
-            step: try root.value("step", as: \.number, "a number (percent)"),
-            clampMargin: try root.value("clamp-margin", as: \.number, "a number (percent)"),
-            history: try root.value("history", as: \.int, "a whole number"),
-            socket: try root.value("socket", as: \.string, "a path"),
-            server: try root.value("server", as: \.string, "a server address"),
-            logLevel: try root.choice("log-level", Logger.Level.allCases.map(\.rawValue)).flatMap(Logger.Level.init(rawValue:)),
-            mode: try root.choice("mode", GuardMode.allCases.map(\.rawValue)).flatMap(GuardMode.init(rawValue:)),
-            repeatPeriod: try root.value("repeat-period", as: \.int, "a whole number (milliseconds)"),
-            repeatDelay: try root.value("repeat-delay", as: \.int, "a whole number (milliseconds)"),
-            doubleWindow: try root.value("double-window", as: \.int, "a whole number (milliseconds)")
-        )
-        if let (key, problem) = options.problems.first { throw root.error(key, problem) }
+        var options = Options()
+        for setting in Options.settings {
+            guard let raw = table[setting.key] else { continue }
+            guard let value = Self.value(raw, as: setting.kind) else { throw root.error(setting.key, "must be \(setting.kind)") }
+            if let problem = setting.store(value, in: &options) { throw root.error(setting.key, problem) }
+        }
         if table.contains(key: "action") {
             guard let list = table["action"]?.array else { throw root.error("action", "must be a list of [[action]] tables") }
             options.actions = []
@@ -85,10 +74,20 @@ public struct ConfigFile: Sendable {
         return options
     }
 
+    /// A TOML value as a value of `kind`, if it is one.
+    private static func value(_ raw: any TOMLValueConvertible, as kind: Setting.Kind) -> Setting.Value? {
+        switch kind {
+        case .text, .choice: raw.string.map(Setting.Value.text)
+        case .number: raw.double.map(Setting.Value.number) ?? raw.int.map(Setting.Value.whole)
+        case .whole: raw.int.map(Setting.Value.whole)
+        case .bool: raw.bool.map(Setting.Value.bool)
+        }
+    }
+
     private static func action(_ entries: Entries) throws(ConfigError) -> Action {
         try entries.rejectUnknown(actionKeys)
         let name = try entries.value("name", as: \.string, "a string", check: Options.problem(text:))
-        let timeout = try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
+        let timeout = try entries.value("timeout", as: \.seconds, "a number (seconds)", check: Action.problem(timeout:))
             .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
         let directions = try entries.directions()
         let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
@@ -137,12 +136,6 @@ private struct Entries {
         return value
     }
 
-    /// The value of `key`, which must be one of `choices`.
-    func choice(_ key: String, _ choices: [String]) throws(ConfigError) -> String? {
-        let kinds = choices.map { "\"\($0)\"" }.joined(separator: ", ")
-        return try value(key, as: \.string, "one of \(kinds)") { choices.contains($0) ? nil : "must be one of \(kinds)" }
-    }
-
     /// `on`: a direction or a list of them; every direction when absent.
     func directions() throws(ConfigError) -> Set<Direction> {
         guard let raw = table["on"] else { return Set(Direction.allCases) }
@@ -156,6 +149,6 @@ private struct Entries {
 }
 
 private extension TOMLValueConvertible {
-    /// An integer or a float: `step = 5` means the same as `step = 5.0`.
-    var number: Double? { double ?? int.map(Double.init) }
+    /// An integer or a float: `timeout = 5` means the same as `timeout = 5.0`.
+    var seconds: Double? { double ?? int.map(Double.init) }
 }

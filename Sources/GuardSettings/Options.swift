@@ -5,8 +5,8 @@ import Logging
 /// when that source does not set it, so that sources can be layered (flags over the file, the file over
 /// the defaults) before `Configuration` fills in what nobody set.
 ///
-/// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), and the limits
-/// below, so that a value means the same wherever it is written.
+/// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), their kinds and
+/// their limits, all declared once in `settings`, so that a value means the same wherever it is written.
 ///
 /// Codable: `volume-guard config --json` prints the options the file makes.
 public struct Options: Hashable, Sendable, Codable {
@@ -52,38 +52,39 @@ public struct Options: Hashable, Sendable, Codable {
         self.actions = actions
     }
 
+    /// Every setting but `actions`, in the order the config file's documentation lists them.
+    public static let settings: [Setting] = [
+        .text("sink", \.sink, "a sink name or pattern"),
+        .bool("guard-mute", \.guardMute),
+        .number("step", \.step, unit: "percent", check: problem(step:)),
+        .number("clamp-margin", \.clampMargin, unit: "percent", check: problem(clampMargin:)),
+        .whole("history", \.history, unit: nil, check: problem(history:)),
+        .text("socket", \.socket, "a path"),
+        .text("server", \.server, "a server address"),
+        .choice("log-level", \.logLevel),
+        .choice("mode", \.mode),
+        .whole("repeat-period", \.repeatPeriod, unit: "milliseconds", check: problem(milliseconds:)),
+        .whole("repeat-delay", \.repeatDelay, unit: "milliseconds", check: problem(milliseconds:)),
+        .whole("double-window", \.doubleWindow, unit: "milliseconds", check: problem(milliseconds:)),
+    ]
+
     /// These options, with every one that `winner` sets taken from it instead.
     public func overridden(by winner: Options) -> Options {
-        Options(
-            sink: winner.sink ?? sink, guardMute: winner.guardMute ?? guardMute, step: winner.step ?? step,
-            clampMargin: winner.clampMargin ?? clampMargin, history: winner.history ?? history,
-            socket: winner.socket ?? socket, server: winner.server ?? server, logLevel: winner.logLevel ?? logLevel,
-            mode: winner.mode ?? mode, repeatPeriod: winner.repeatPeriod ?? repeatPeriod,
-            repeatDelay: winner.repeatDelay ?? repeatDelay, doubleWindow: winner.doubleWindow ?? doubleWindow,
-            actions: winner.actions ?? actions
-        )
+        var merged = self
+        for setting in Self.settings {
+            setting.take(from: winner, into: &merged)
+        }
+        merged.actions = winner.actions ?? actions
+        return merged
+    }
+
+    /// What is wrong with the values set, by key, in the order of `settings`: the config file names each
+    /// key's line, the command line its flag (`--` and the key).
+    public var problems: [(key: String, problem: String)] {
+        Self.settings.compactMap { setting in setting.problem(in: self).map { (setting.key, $0) } }
     }
 
     // MARK: - Limits, shared by the file and the flags
-
-    /// What is wrong with the values set, by key, in the order of the keys: the config file names each
-    /// key's line, the command line its flag (`--` and the key). Checked once, here, for both.
-    public var problems: [(key: String, problem: String)] {
-        var found: [(key: String, problem: String)] = []
-        func check<Value>(_ key: String, _ value: Value?, _ problem: (Value) -> String?) {
-            if let value, let problem = problem(value) { found.append((key, problem)) }
-        }
-        check("sink", sink, Self.problem(text:))
-        check("step", step, Self.problem(step:))
-        check("clamp-margin", clampMargin, Self.problem(clampMargin:))
-        check("history", history, Self.problem(history:))
-        check("socket", socket, Self.problem(text:))
-        check("server", server, Self.problem(text:))
-        check("repeat-period", repeatPeriod, Self.problem(milliseconds:))
-        check("repeat-delay", repeatDelay, Self.problem(milliseconds:))
-        check("double-window", doubleWindow, Self.problem(milliseconds:))
-        return found
-    }
 
     /// The name that selects the default sink explicitly, as in `pactl`: a flag can then undo a file's `sink`.
     public static let defaultSinkName = "@DEFAULT_SINK@"

@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import GuardSettings
 import Testing
 
 @Suite("The command line", .serialized)
@@ -18,6 +19,18 @@ struct CommandLineTests {
             #expect(result.errors.contains("Usage:"), "\(arguments)")
         }
         #expect(try outcome(of: [Daemon.binary, "--help"]).status == 0)
+    }
+
+    @Test("Every setting of the config file is a flag of run, checked by the same limits")
+    func everySettingIsAFlag() throws {
+        let help = try outcome(of: [Daemon.binary, "run", "--help"]).output
+        for setting in Options.settings {
+            let flag = if case .bool = setting.kind { "--\(setting.key)/--no-\(setting.key)" } else { "--\(setting.key) " }
+            #expect(help.contains(flag), "\(flag) is missing from run --help")
+        }
+        let wrong = try outcome(of: [Daemon.binary, "run", "--clamp-margin", "30", "--socket", "/nonexistent/vg.sock"])
+        #expect(wrong.status == 2)
+        #expect(wrong.errors.contains("--clamp-margin must be more than 0 and at most 25 (percent)"), "\(wrong.errors)")
     }
 
     @Test("status is a readable summary; pause and resume act and exit 0")
