@@ -76,4 +76,49 @@ struct BridgeTests {
             try await connection.connect(to: "unix:/nonexistent/pulse/native")
         }
     }
+
+    /// An actor on the mainloop, as the guard is: it calls a connection on the same loop synchronously.
+    actor OnMainloop {
+        nonisolated var unownedExecutor: UnownedSerialExecutor { PulseMainloop.shared.asUnownedSerialExecutor() }
+        var calls = 0
+        var offLoop = 0
+
+        func count() {
+            calls += 1
+            if PulseMainloop.shared.isIsolatingCurrentContext() != true { offLoop += 1 }
+        }
+
+        /// Reads a sink through `connection`, telling `record` of the call's return and of the completion.
+        func read(through connection: PulseConnection, _ record: @escaping @Sendable (String) -> Void) {
+            connection.assumeIsolated { connection in
+                connection.requestSink(.name("guard_a")) { record($0 == nil ? "completed as failed" : "completed with a reading") }
+            }
+            record("returned")
+        }
+    }
+
+    @Test("A request on a closed connection completes as failed, once, after the call that made it returns")
+    func refusedRequest() async {
+        let connection = PulseConnection(applicationName: "bridge-test") { _ in }
+        await connection.close()
+        let order = Mutex<[String]>([])
+        await OnMainloop().read(through: connection) { event in order.withLock { $0.append(event) } }
+        #expect(await eventually { order.withLock { $0.count } == 2 })
+        #expect(order.withLock { $0 } == ["returned", "completed as failed"])
+    }
+
+    @Test("Jobs from many tasks at once all run, one at a time, on libpulse's thread")
+    func executor() async {
+        let actor = OnMainloop()
+        await withDiscardingTaskGroup { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<1_000 { await actor.count() }
+                }
+            }
+        }
+        #expect(await actor.calls == 8_000)
+        #expect(await actor.offLoop == 0)
+        #expect(PulseMainloop.shared.isIsolatingCurrentContext() == false, "a test task is not on the mainloop")
+    }
 }
