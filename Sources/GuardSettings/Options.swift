@@ -78,8 +78,8 @@ public struct Options: Hashable, Sendable, Codable {
         return merged
     }
 
-    /// What is wrong with the values set, by key, in the order of `settings`: the config file names each
-    /// key's line, the command line its flag (`--` and the key).
+    /// What is wrong with the values set, by key, in the order of `settings`: the command line names
+    /// each one's flag (`--` and the key). The config file checks each value as it reads it.
     public var problems: [(key: String, problem: String)] {
         Self.settings.compactMap { setting in setting.problem(in: self).map { (setting.key, $0) } }
     }

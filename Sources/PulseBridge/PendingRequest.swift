@@ -6,8 +6,14 @@ import CPulse
 /// request that completed only from its data callback would never complete. The end is therefore taken
 /// from the operation's state callback (DONE or CANCELLED), which always fires; the data callback only
 /// stores the value. Lives on the mainloop's thread only.
+///
+/// A request that libpulse refuses, or cancels, ends on the mainloop's next turn: never inside the call
+/// that issued it, nor inside the `pa_context_disconnect` that cancelled it, so a caller is never re-entered
+/// in the middle of its own work.
 class PendingRequest: @unchecked Sendable {
     private var finished = false
+    /// The mainloop that ends a refused or cancelled request on its next turn; set by `track`.
+    private var api: UnsafeMutablePointer<pa_mainloop_api>?
 
     /// Calls the completion; the first call wins.
     final func finish() {
@@ -20,19 +26,18 @@ class PendingRequest: @unchecked Sendable {
 
     /// Hands the request's end to `operation`'s state callback and drops the caller's reference to the
     /// operation (the context keeps its own until the operation ends). A nil operation means libpulse
-    /// refused the request outright (no connection): it ends on `api`'s next turn, never inside the call
-    /// that issued it.
+    /// refused the request outright (no connection).
     final func track(_ operation: OpaquePointer?, on api: UnsafeMutablePointer<pa_mainloop_api>) {
+        self.api = api
         let userdata = Unmanaged.passRetained(self).toOpaque()
-        guard let operation else {
-            pa_mainloop_api_once(api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
-            return
-        }
+        guard let operation else { return Self.endLater(userdata) }
         pa_operation_set_state_callback(operation, { operation, userdata in
             guard let operation, let userdata else { return }
-            let state = pa_operation_get_state(operation)
-            guard state == PA_OPERATION_DONE || state == PA_OPERATION_CANCELLED else { return }
-            PendingRequest.end(userdata)
+            switch pa_operation_get_state(operation) {
+            case PA_OPERATION_DONE: PendingRequest.end(userdata)
+            case PA_OPERATION_CANCELLED: PendingRequest.endLater(userdata)
+            default: break
+            }
         }, userdata)
         pa_operation_unref(operation)
     }
@@ -42,6 +47,12 @@ class PendingRequest: @unchecked Sendable {
         let request = Unmanaged<PendingRequest>.fromOpaque(userdata)
         request.takeUnretainedValue().finish()
         request.release()
+    }
+
+    /// Finishes it on the mainloop's next turn.
+    private static func endLater(_ userdata: UnsafeMutableRawPointer) {
+        let api = Unmanaged<PendingRequest>.fromOpaque(userdata).takeUnretainedValue().api!
+        pa_mainloop_api_once(api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
     }
 
     /// This request as the userdata of a libpulse data callback, valid while the operation lives.

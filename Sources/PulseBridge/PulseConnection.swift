@@ -7,7 +7,8 @@ import CPulse
 /// produced them. An actor on the same mainloop that hears both sees them in true order (on PulseAudio,
 /// a write's acknowledgement before the change event it caused), and can issue its next request from
 /// inside a callback without a hop (`assumeIsolated`, which the mainloop answers for its own thread).
-/// No callback runs inside the call that issued its request, not even a refused request's.
+/// No completion runs inside a call of the caller's: a refused request, and one that `close` cancels, end
+/// on the mainloop's next turn.
 ///
 /// A connection that failed stays failed (libpulse cannot reconnect a context): make a new one.
 public actor PulseConnection {
@@ -46,6 +47,8 @@ public actor PulseConnection {
         self.context = context
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             connectWaiter = waiter
+            // Unretained: `close`, which `deinit` calls too, removes these callbacks before the context
+            // can outlive the connection.
             let userdata = Unmanaged.passUnretained(self).toOpaque()
             pa_context_set_state_callback(context, { _, userdata in
                 Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.contextStateChanged() }
@@ -61,7 +64,7 @@ public actor PulseConnection {
         }
     }
 
-    /// Disconnects. Pending requests complete as failed. Idempotent.
+    /// Disconnects. Pending requests complete as failed, on the mainloop's next turn. Idempotent.
     public func close() {
         guard !closed else { return }
         closed = true

@@ -44,11 +44,10 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let wake = queue.withLock { queue in
+        queue.withLock { queue in
             queue.jobs.append(job)
-            return queue.polling && queue.jobs.count == 1
+            if queue.polling, queue.jobs.count == 1 { pa_mainloop_wakeup(mainloop) }
         }
-        if wake { pa_mainloop_wakeup(mainloop) }
     }
 
     /// What `assumeIsolated` asks outside a job: libpulse's callbacks run on the loop's thread too.

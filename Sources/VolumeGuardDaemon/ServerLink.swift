@@ -41,7 +41,8 @@ struct ServerLink {
         return backoff
     }
 
-    /// Closes the connection. The guard runs on the connection's mainloop, so it closes at once.
+    /// Closes the connection. The guard runs on the connection's mainloop, so it closes at once; the
+    /// requests it cancels complete on the mainloop's next turn, as failed.
     mutating func close() {
         connection?.assumeIsolated { $0.close() }
         connection = nil

@@ -53,7 +53,7 @@ extension SinkGuard {
     /// the sink is held again. Both wait for `Settling.wait` at most.
     func set(paused: Bool) async {
         hold(.clientPaused(paused))
-        guard !hasSettled(paused: paused) else { return }
+        guard !ended, !hasSettled(paused: paused) else { return }
         await withCheckedContinuation { reply in
             let waiter = settling.add(paused: paused, reply: reply)
             schedule(at: .now + Settling.wait) { $0.settling.answer(waiter) }

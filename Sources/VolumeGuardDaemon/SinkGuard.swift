@@ -9,7 +9,8 @@ import ServiceLifecycle
 /// It runs on libpulse's mainloop (`PulseMainloop`), as its executor, and so does the connection: a
 /// server event or a reply reaches the guard inside libpulse's callback, in libpulse's order, and the
 /// guard feeds it to the core and performs the actions it returns (reads and writes go straight back
-/// to libpulse, presses to the `SubscriberHub`) before the callback returns. A press costs no hop
+/// to libpulse, presses to the `SubscriberHub`) before the callback returns; only a reconnect and the
+/// timers wait for a later turn. A press costs no hop
 /// between threads until its line is handed to the subscribers' event loop. Clients' requests (pause,
 /// resume, subscribing, status, a reload) are calls into the actor, so the core sees one ordered
 /// history. Its timers and connection attempts run as child tasks of `run`, and end with it.
@@ -38,8 +39,10 @@ actor SinkGuard: Service, CustomStringConvertible {
     /// Subscribers were cut loose while actions were performed: the hold may change once they are done.
     var cutLoose = false
     let started = ContinuousClock.now
-    /// Child tasks for `run` to start: timers, connection attempts, and calls into the guard from
-    /// outside any task (a graceful shutdown). Finished once the guard has stopped.
+    /// The guard has stopped: no child task starts any more.
+    private(set) var ended = false
+    /// Child tasks for `run` to start: timers, connection attempts, and calls into the guard on a later
+    /// turn (a graceful shutdown, a reconnect). Finished once the guard has stopped (`ended`).
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawn: AsyncStream<@Sendable () async -> Void>.Continuation
     nonisolated let mainloop: PulseMainloop
@@ -109,6 +112,7 @@ actor SinkGuard: Service, CustomStringConvertible {
 
     /// Ends `run`: no child task starts any more, and those running are cancelled.
     func end() {
+        ended = true
         spawn.finish()
     }
 

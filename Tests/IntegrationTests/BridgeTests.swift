@@ -88,6 +88,16 @@ struct BridgeTests {
             if PulseMainloop.shared.isIsolatingCurrentContext() != true { offLoop += 1 }
         }
 
+        /// Sets a sink through `connection` and closes it at once, telling `record` of the close's return and
+        /// of the set's completion.
+        func setAndClose(_ connection: PulseConnection, sink: SinkState, _ record: @escaping @Sendable (String) -> Void) {
+            connection.assumeIsolated { connection in
+                connection.setSinkVolume(index: sink.index, to: sink.volume) { record($0 ? "completed" : "completed as failed") }
+                connection.close()
+            }
+            record("closed")
+        }
+
         /// Reads a sink through `connection`, telling `record` of the call's return and of the completion.
         func read(through connection: PulseConnection, _ record: @escaping @Sendable (String) -> Void) {
             connection.assumeIsolated { connection in
@@ -105,6 +115,18 @@ struct BridgeTests {
         await OnMainloop().read(through: connection) { event in order.withLock { $0.append(event) } }
         #expect(await eventually { order.withLock { $0.count } == 2 })
         #expect(order.withLock { $0 } == ["returned", "completed as failed"])
+    }
+
+    @Test("Closing a connection fails its pending requests after the close returns", arguments: AudioServer.Kind.underTest)
+    func closeWithPending(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let connection = PulseConnection(applicationName: "bridge-test") { _ in }
+        try await connection.connect(to: server.address)
+        let sink = try #require(await connection.sink(.name("guard_a")))
+        let order = Mutex<[String]>([])
+        await OnMainloop().setAndClose(connection, sink: sink) { event in order.withLock { $0.append(event) } }
+        #expect(await eventually { order.withLock { $0.count } == 2 })
+        #expect(order.withLock { $0 } == ["closed", "completed as failed"])
     }
 
     @Test("Jobs from many tasks at once all run, one at a time, on libpulse's thread")

@@ -58,6 +58,20 @@ struct CrashRecordTests {
         #expect(try server.volume(of: "guard_a") == [65536, 65536])
     }
 
+    @Test("A server that hangs at the exit: the restore is given up on in time, and the record kept for the next start", arguments: AudioServer.Kind.underTest)
+    func hungServer(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let daemon = try await Daemon(on: server)
+        let subscriber = try await Subscriber(to: daemon)
+        try server.pactl("set-sink-volume", "guard_a", "+5%")
+        _ = try await subscriber.waitForPresses(1)
+        server.freeze(true)
+        defer { server.freeze(false) }
+        #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
+        #expect(daemon.log.contains("the audio server did not acknowledge the restore in time"), "log:\n\(daemon.log)")
+        #expect(try record(of: daemon) != nil)
+    }
+
     /// The daemon's record, or nil when there is none.
     private func record(of daemon: Daemon) throws -> String? {
         let directory = daemon.stateDirectory + "/volume-guard"

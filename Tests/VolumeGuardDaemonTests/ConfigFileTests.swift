@@ -67,6 +67,15 @@ struct ConfigFileTests {
         #expect(ConfigFile.standardPath(environment: ["XDG_CONFIG_HOME": "", "HOME": "/h"]) == "/h/.config/volume-guard/config.toml")
     }
 
+    @Test("Every field of Options but the actions is a setting, named as its key")
+    func everyFieldIsASetting() {
+        let fields = Mirror(reflecting: Options()).children.compactMap(\.label)
+        let keys = Options.settings.map { setting in
+            setting.key.split(separator: "-").enumerated().map { $0 == 0 ? String($1) : $1.capitalized }.joined()
+        }
+        #expect(fields == keys + ["actions"])
+    }
+
     struct Mistake: CustomStringConvertible, Sendable {
         var text: String
         var line: Int

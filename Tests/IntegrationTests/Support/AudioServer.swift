@@ -63,6 +63,12 @@ final class AudioServer: @unchecked Sendable {
         if let group = environment["AUDIO_SERVER_PGID"].flatMap(Int32.init) { kill(-group, SIGKILL) }
     }
 
+    /// Stops (`true`) or continues the whole server, as a server that hangs would be: its clients' requests
+    /// wait unanswered.
+    func freeze(_ frozen: Bool) {
+        if let group = environment["AUDIO_SERVER_PGID"].flatMap(Int32.init) { kill(-group, frozen ? SIGSTOP : SIGCONT) }
+    }
+
     /// Runs `pactl` against this server.
     @discardableResult
     func pactl(_ arguments: String...) throws -> String {
