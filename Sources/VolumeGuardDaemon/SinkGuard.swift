@@ -79,26 +79,35 @@ actor SinkGuard: Service, CustomStringConvertible {
 
     nonisolated var description: String { "SinkGuard" }
 
-    /// Guards until a graceful shutdown, then gives the sink back and returns.
-    func run() async {
+    /// Guards until a graceful shutdown, then gives the sink back and returns. Not isolated: it only starts
+    /// the child tasks the guard asks for, which run on the global executor anyway.
+    nonisolated func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                if let event = policy.decide() { feed(event) }
-                connect()
-                // The socket was bound before the services started: clients can connect from now on.
-                notifier.notify("READY=1")
+                await begin()
                 for await job in work {
                     group.addTask(operation: job)
                 }
                 group.cancelAll()
             }
-            link.close()
-            hub.finishAll()
-            settling.answerAll()
+            await finish()
         } onGracefulShutdown: { [self] in
             notifier.notify("STOPPING=1")
             spawn.yield { await self.shutdown() }
         }
+    }
+
+    private func begin() {
+        if let event = policy.decide() { feed(event) }
+        connect()
+        // The socket was bound before the services started: clients can connect from now on.
+        notifier.notify("READY=1")
+    }
+
+    private func finish() {
+        link.close()
+        hub.finishAll()
+        settling.answerAll()
     }
 
     /// Gives every sink back; the guard ends once they are (or after `releaseTimeout`).
