@@ -142,12 +142,17 @@ public struct GuardCore: Sendable {
     /// Takes a new configuration. A sink the new selection does not pick is given back and another is
     /// looked for; a sink it still picks goes on being held (with its original: giving it back and
     /// reading it again could meet pipewire-pulse's stale cache), at the level the new margin and mute
-    /// rule give.
+    /// rule give. New gesture thresholds apply from the next press.
     private mutating func reconfigure(_ new: Configuration) {
         let old = configuration
         configuration = new
         follower.selection = new.selection
         counter.configure(keyStep: new.keyStep)
+        if new.gestures != old.gestures {
+            // A hold in progress ends, told as such; the next presses are judged by the new thresholds.
+            outbox += gestures.interrupt(at: now).map(GuardAction.gesture)
+            gestures = GestureDetector(configuration: new.gestures)
+        }
         guard state == .guarding || state == .noSink else { return }
         if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
             release()

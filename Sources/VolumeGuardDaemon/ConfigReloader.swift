@@ -8,7 +8,7 @@ import UnixSignals
 ///
 /// A configuration that cannot be loaded (a mistake in the file) is refused with a log line, and the one
 /// in use stays. Otherwise everything that can change at run time takes effect at once: sink selection,
-/// key step, mute guarding, clamp margin, mode, actions and log level. The socket, server and history
+/// key step, mute guarding, clamp margin, gesture thresholds, mode, actions and log level. The socket, server and history
 /// length take effect at the next start; a change to them is logged as needing a restart. systemd is told
 /// `RELOADING=1` and then `READY=1` around each reload.
 struct ConfigReloader: Service, CustomStringConvertible {
