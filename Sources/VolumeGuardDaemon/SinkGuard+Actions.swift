@@ -21,7 +21,7 @@ extension SinkGuard {
         if cutLoose {
             // A leaving subscriber may end the hold: told once the actions above are all performed.
             cutLoose = false
-            hold(.subscribed(hub.count > 0))
+            subscribersChanged()
         }
         settling.answer(where: hasSettled(paused:))
         if core.state == .stopped, core.isReleased { end() }

@@ -8,7 +8,7 @@ extension SinkGuard {
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
     func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool) {
         hub.subscribe(queue, id: id, since: since, gestures: gestures, lastSeq: core.lastSeq)
-        hold(.subscribed(true))
+        subscribersChanged()
     }
 
     /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
@@ -20,7 +20,7 @@ extension SinkGuard {
     /// Forgets `queue`; only a subscriber's leaving can change the hold.
     func unsubscribe(_ queue: ClientQueue) {
         guard hub.unsubscribe(queue) else { return }
-        hold(.subscribed(hub.count > 0))
+        subscribersChanged()
     }
 
     /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
@@ -64,6 +64,12 @@ extension SinkGuard {
     /// looking for the sink to hold).
     func hasSettled(paused: Bool) -> Bool {
         paused ? core.isReleased : core.state != .connecting
+    }
+
+    /// Tells the hold policy whether anyone is subscribed now (a subscriber cut loose during its own
+    /// replay never was).
+    func subscribersChanged() {
+        hold(.subscribed(hub.count > 0))
     }
 
     /// Tells the hold policy `event`, and the core what it decides, if that changed.
