@@ -146,7 +146,7 @@ public struct StateMessage: Hashable, Sendable, Codable {
 
 /// Reply to `ping`, `pause`, `resume` and `version`.
 public struct AckMessage: Hashable, Sendable, Codable {
-    /// `pong`, `paused`, `resumed` or `version`.
+    /// One of `types`.
     public var type: String
     public var id: RequestID?
     public var version: String?
@@ -156,6 +156,9 @@ public struct AckMessage: Hashable, Sendable, Codable {
         self.id = id
         self.version = version
     }
+
+    /// The replies that only acknowledge a request.
+    public static let types: Set = ["pong", "paused", "resumed", "version"]
 }
 
 /// Reply to a request that cannot be served; the connection stays open.

@@ -55,7 +55,8 @@ public enum ServerMessage: Hashable, Sendable {
         case "gesture": decode(GestureMessage.self).map(Self.gesture)
         case "state": decode(StateMessage.self).map(Self.state)
         case "error": decode(ErrorMessage.self).map(Self.error)
-        default: decode(AckMessage.self).map(Self.ack)
+        case let type where AckMessage.types.contains(type): decode(AckMessage.self).map(Self.ack)
+        default: nil
         }
         guard let message else { return nil }
         self = message

@@ -63,5 +63,6 @@ struct MessageTests {
             #expect(ServerMessage(line: line.dropLast()) == expected)
         }
         #expect(ServerMessage(line: Array("not json".utf8)) == nil)
+        #expect(ServerMessage(line: Array(#"{"type":"news","id":1}"#.utf8)) == nil, "a kind of line this version does not know")
     }
 }
