@@ -4,8 +4,8 @@
 ///
 /// The rules live in small machines, each with one concern; the core keeps the lifecycle (`GuardState`)
 /// and hands each event to the machines it concerns (docs/DESIGN.md, "The core", says which owns which
-/// rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`, `PressCounter`, `Custodian` and
-/// `InFlight`. What it does with a reading of the held sink is in GuardCore+Holding.swift; how it finds
+/// rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`, `PressCounter`, `GestureDetector`,
+/// `Custodian` and `InFlight`. What it does with a reading of the held sink is in GuardCore+Holding.swift; how it finds
 /// the sink to hold, in GuardCore+Seeking.swift.
 public struct GuardCore: Sendable {
     public internal(set) var state: GuardState = .connecting

@@ -4,10 +4,12 @@ public enum GuardState: String, Hashable, Sendable, Codable {
     case connecting
     /// Holding a sink: its key changes are presses.
     case guarding
-    /// A client asked to let the keys act normally.
+    /// Letting the keys act normally: a client asked to, or, in `while-subscribed` mode, nobody is
+    /// subscribed.
     case paused
     /// Connected, but there is no sink to guard.
     case noSink = "no-sink"
-    /// Shut down: the sink has been given back.
+    /// Shutting down: the sinks are given back (`GuardCore.isReleased` says when they are), and nothing is
+    /// held again.
     case stopped
 }

@@ -17,8 +17,8 @@ public enum Daemon {
         _ configuration: Configuration, environment: [String: String],
         reload: @escaping @Sendable () throws -> Configuration
     ) async throws {
-        // One event loop does all the daemon's network work: on one thread the guard and its clients'
-        // channels never wait for each other, and a many-core desktop does not get a thread per core.
+        // One event loop does all the daemon's network work, which is small: a many-core desktop does not
+        // get a thread per core for it (docs/DESIGN.md, "Threads").
         NIOSingletons.groupLoopCountSuggestion = 1
         let threshold = JournalLogHandler.Threshold(configuration.logLevel)
         let style = JournalLogHandler.style(environment: environment)
