@@ -12,7 +12,7 @@ import CPulse
 ///
 /// A connection that failed stays failed (libpulse cannot reconnect a context): make a new one.
 public actor PulseConnection {
-    public nonisolated let mainloop: PulseMainloop
+    nonisolated let mainloop: PulseMainloop
     private let applicationName: String
     private let onEvent: @Sendable (PulseEvent) -> Void
     /// Made by `connect`, on the mainloop; nil before, and once closed.

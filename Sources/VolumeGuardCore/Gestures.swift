@@ -66,7 +66,7 @@ public struct GestureDetector: Hashable, Sendable {
         var holding = false
     }
 
-    public let configuration: Configuration
+    let configuration: Configuration
     private var run: Run?
 
     public init(configuration: Configuration = Configuration()) {

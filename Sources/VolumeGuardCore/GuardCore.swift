@@ -10,7 +10,7 @@
 public struct GuardCore: Sendable {
     public internal(set) var state: GuardState = .connecting
     public internal(set) var guarded: Guarded?
-    public private(set) var configuration: Configuration
+    private(set) var configuration: Configuration
     var follower: SinkFollower
     var counter: PressCounter
     var custodian: Custodian
@@ -36,7 +36,7 @@ public struct GuardCore: Sendable {
     public var presses: PressCounts { counter.presses }
     /// The seq of the last press published; 0 before the first.
     public var lastSeq: UInt64 { counter.lastSeq }
-    public var keyStep: KeyStep { counter.keyStep }
+    var keyStep: KeyStep { counter.keyStep }
 
     /// The original levels the core is answerable for, by sink name: the held sink's, those being given
     /// back, and those of sinks lost (or recorded by a previous run) that will be given back if seen.

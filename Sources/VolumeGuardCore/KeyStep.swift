@@ -10,15 +10,15 @@
 /// middles it takes the smaller, as a merged change can only be larger than one step. Changes under
 /// `minimumLearnable` are ignored too: at the held extremes a capped key moves the volume by one raw
 /// unit, which says nothing about its step.
-public struct KeyStep: Hashable, Sendable {
+struct KeyStep: Hashable, Sendable {
     /// The smallest change taken as a sample of the step: 0.4 %, under a Bluetooth AVRCP step (0.8 %).
-    public static let minimumLearnable: UInt32 = 262
+    static let minimumLearnable: UInt32 = 262
     static let window = 8
     /// How long before a press no other may have come for it to count as isolated: longer than any
     /// keyboard auto-repeat period, shorter than a person's deliberate taps.
-    public static let isolation: Duration = .milliseconds(200)
+    static let isolation: Duration = .milliseconds(200)
 
-    public let configured: UInt32?
+    let configured: UInt32?
     private var samples: [UInt32] = []
     /// The last change, when it was isolated before: a sample unless the next volume press follows at once.
     private var candidate: Candidate?
@@ -28,19 +28,19 @@ public struct KeyStep: Hashable, Sendable {
         var time: Duration
     }
 
-    public init(configured: UInt32? = nil) {
+    init(configured: UInt32? = nil) {
         self.configured = configured
     }
 
     /// The step in raw units, once known.
-    public var current: UInt32? {
+    var current: UInt32? {
         if let configured { return configured }
         guard !samples.isEmpty else { return nil }
         return samples.sorted()[(samples.count - 1) / 2]
     }
 
     /// How many steps a change of `delta` raw units stands for: at least one.
-    public func count(for delta: UInt32) -> Int {
+    func count(for delta: UInt32) -> Int {
         guard let step = current, step > 0 else { return 1 }
         return Swift.max(1, Int((Double(delta) / Double(step)).rounded()))
     }
@@ -49,7 +49,7 @@ public struct KeyStep: Hashable, Sendable {
     /// for `isolation` before. Call it before counting the press: the last press becomes a sample now,
     /// unless this one follows it within a burst's gap. Mute presses are not volume presses: they
     /// neither confirm nor cancel it.
-    public mutating func notePress(of delta: UInt32, at time: Duration, isolated: Bool) {
+    mutating func notePress(of delta: UInt32, at time: Duration, isolated: Bool) {
         if let candidate, time - candidate.time >= PressCounter.burstGap { learn(from: candidate.delta) }
         candidate = isolated ? Candidate(delta: delta, time: time) : nil
     }

@@ -4,12 +4,10 @@
 /// bookkeeping: each write carries a tag, and the observation that follows its acknowledgement is
 /// judged against what that write set. Equality with the held level alone is not enough: a real press
 /// that lands while a reset is in flight can produce the same value.
-public struct ResetTag: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct ResetTag: Hashable, Sendable, CustomStringConvertible {
     public let seq: UInt64
 
     public init(seq: UInt64) { self.seq = seq }
-
-    public static func < (lhs: ResetTag, rhs: ResetTag) -> Bool { lhs.seq < rhs.seq }
 
     public var description: String { "#\(seq)" }
 }

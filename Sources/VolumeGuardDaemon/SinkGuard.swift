@@ -45,17 +45,15 @@ actor SinkGuard: Service, CustomStringConvertible {
     /// turn (a graceful shutdown, a reconnect). Finished once the guard has stopped (`ended`).
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawn: AsyncStream<@Sendable () async -> Void>.Continuation
-    nonisolated let mainloop: PulseMainloop
+    /// libpulse's thread, where the guard and its connections run.
+    nonisolated let mainloop = PulseMainloop.shared
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         mainloop.asUnownedSerialExecutor()
     }
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
-    init(
-        configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner,
-        notifier: SystemdNotifier, mainloop: PulseMainloop = .shared
-    ) {
+    init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
         var remembered: [String: SinkLevel] = [:]
         do {
             remembered = try record.load()
@@ -73,7 +71,6 @@ actor SinkGuard: Service, CustomStringConvertible {
         self.actions = actions
         self.notifier = notifier
         self.hub = SubscriberHub(historyCapacity: configuration.historyCapacity)
-        self.mainloop = mainloop
         (work, spawn) = AsyncStream.makeStream()
     }
 
