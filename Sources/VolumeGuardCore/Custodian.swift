@@ -62,9 +62,8 @@ struct Custodian: Hashable, Sendable {
     /// remembered for it, unless its channels changed, else its level now) and a report if that came
     /// from a previous run's record.
     mutating func take(_ reading: SinkState) -> (original: SinkLevel, recovered: GuardReport?) {
-        guard let kept = remembered.removeValue(forKey: reading.name),
-              kept.volume.channels.count == reading.volume.channels.count else { return (reading.level, nil) }
-        return (kept, recovered(reading.name, to: kept))
+        defer { remembered[reading.name] = nil }
+        return rememberedLevel(of: reading) ?? (reading.level, nil)
     }
 
     /// Gives sink `index`, named `name`, its original back; it stays in custody until a reading shows the
@@ -81,8 +80,8 @@ struct Custodian: Hashable, Sendable {
     mutating func giveBackRemembered(_ sinks: [SinkState], ids: inout RequestIDs) -> [GuardAction] {
         var actions: [GuardAction] = []
         for sink in sinks {
-            guard let original = remembered[sink.name], original.volume.channels.count == sink.volume.channels.count else { continue }
-            if let report = recovered(sink.name, to: original) { actions.append(.report(report)) }
+            guard let (original, recovered) = rememberedLevel(of: sink) else { continue }
+            if let recovered { actions.append(.report(recovered)) }
             actions += giveBack(sink.index, named: sink.name, original: original, ids: &ids)
         }
         return actions
@@ -142,9 +141,11 @@ struct Custodian: Hashable, Sendable {
         recorded = []
     }
 
-    /// The report that a sink's level comes from a previous run's record, the first time it is used.
-    private mutating func recovered(_ name: String, to original: SinkLevel) -> GuardReport? {
-        recorded.remove(name) == nil ? nil : .recovered(sink: name, to: original)
+    /// The original remembered for `sink`, if it still fits it (the same channels), and a report if it came
+    /// from a previous run's record (made once).
+    private mutating func rememberedLevel(of sink: SinkState) -> (original: SinkLevel, recovered: GuardReport?)? {
+        guard let original = remembered[sink.name], original.volume.channels.count == sink.volume.channels.count else { return nil }
+        return (original, recorded.remove(sink.name).map { _ in .recovered(sink: sink.name, to: original) })
     }
 
     /// Issues the writes that put a released sink back at its original level.

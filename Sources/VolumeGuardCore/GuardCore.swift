@@ -79,7 +79,7 @@ public struct GuardCore: Sendable {
             guard state != .paused else { break }
             if let name { ask(.read(.name(name))) } else { awaitDefault() }
         case .sinkAdded(let index):
-            if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.sinkAdded(index)) }
+            if waitsForSink { ask(follower.sinkAdded(index)) }
         case .sinksRead(let ticket, let sinks):
             guard inFlight.answered(ticket) != nil else { break }
             guard state != .paused else {
@@ -111,7 +111,7 @@ public struct GuardCore: Sendable {
         case .wakeUp:
             tell(gestures.wakeUp(at: now))
             checkBurst()
-            if guarded == nil, !inFlight.isReading, state == .noSink { ask(follower.askDefault) }
+            if waitsForSink { ask(follower.askDefault) }
         case .pause:
             guard state != .paused, state != .stopped else { break }
             release()
@@ -137,6 +137,11 @@ public struct GuardCore: Sendable {
         if let record = custodian.announce(holding: guarded) { outbox.insert(record, at: 0) }
         defer { outbox = [] }
         return outbox
+    }
+
+    /// There is no sink to hold and none is being read: a sink that appears, or a recheck, is worth a look.
+    private var waitsForSink: Bool {
+        guarded == nil && !inFlight.isReading && state == .noSink
     }
 
     /// Takes a new configuration. A sink the new selection does not pick is given back and another is
