@@ -78,7 +78,7 @@ public struct ConfigFile: Sendable {
     private static func value(_ raw: any TOMLValueConvertible, as kind: Setting.Kind) -> Setting.Value? {
         switch kind {
         case .text, .choice: raw.string.map(Setting.Value.text)
-        case .number: raw.double.map(Setting.Value.number) ?? raw.int.map(Setting.Value.whole)
+        case .number: raw.number.map(Setting.Value.number)
         case .whole: raw.int.map(Setting.Value.whole)
         case .bool: raw.bool.map(Setting.Value.bool)
         }
@@ -87,7 +87,7 @@ public struct ConfigFile: Sendable {
     private static func action(_ entries: Entries) throws(ConfigError) -> Action {
         try entries.rejectUnknown(actionKeys)
         let name = try entries.value("name", as: \.string, "a string", check: Options.problem(text:))
-        let timeout = try entries.value("timeout", as: \.seconds, "a number (seconds)", check: Action.problem(timeout:))
+        let timeout = try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
             .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
         let directions = try entries.directions()
         let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
@@ -149,6 +149,6 @@ private struct Entries {
 }
 
 private extension TOMLValueConvertible {
-    /// An integer or a float: `timeout = 5` means the same as `timeout = 5.0`.
-    var seconds: Double? { double ?? int.map(Double.init) }
+    /// An integer or a float: `step = 5` means the same as `step = 5.0`.
+    var number: Double? { double ?? int.map(Double.init) }
 }

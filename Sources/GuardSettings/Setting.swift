@@ -84,14 +84,7 @@ public struct Setting: Sendable {
     static func number(
         _ key: String, _ path: WritableKeyPath<Options, Double?> & Sendable, unit: String, check: @escaping @Sendable (Double) -> String?
     ) -> Setting {
-        Setting(key, path, .number(unit: unit), read: {
-            switch $0 {
-            case .number(let number): number
-            // `step = 5` means the same as `step = 5.0`.
-            case .whole(let whole): Double(whole)
-            default: nil
-            }
-        }, check: check)
+        Setting(key, path, .number(unit: unit), read: { if case .number(let number) = $0 { number } else { nil } }, check: check)
     }
 
     static func whole(
