@@ -15,7 +15,7 @@ public struct SocketOptions: ParsableArguments {
 
     /// The socket the command line gives: `--socket`, else `VOLUME_GUARD_SOCKET`, which stands for it.
     public var given: String? {
-        socket ?? configFile.environment["VOLUME_GUARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        socket ?? configFile.environment.nonEmpty("VOLUME_GUARD_SOCKET")
     }
 
     /// The socket a client talks to.

@@ -18,8 +18,7 @@ public struct ConfigFile: Sendable {
 
     /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
     public static func standardPath(environment: [String: String]) -> String {
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? "/") + "/.config"
+        let config = environment.nonEmpty("XDG_CONFIG_HOME") ?? (environment["HOME"] ?? "/") + "/.config"
         return config + "/volume-guard/config.toml"
     }
 

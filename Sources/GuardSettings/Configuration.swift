@@ -63,7 +63,7 @@ public struct Configuration: Hashable, Sendable {
 
     /// `$XDG_RUNTIME_DIR/volume-guard.sock`, or `/tmp/volume-guard-UID/volume-guard.sock` without one.
     public static func defaultSocketPath(environment: [String: String]) -> String {
-        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/volume-guard-\(getuid())"
+        let runtime = environment.nonEmpty("XDG_RUNTIME_DIR") ?? "/tmp/volume-guard-\(getuid())"
         return runtime + "/volume-guard.sock"
     }
 

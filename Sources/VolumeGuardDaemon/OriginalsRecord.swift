@@ -1,3 +1,4 @@
+import GuardSettings
 import FoundationEssentials
 import Glibc
 import SystemPackage
@@ -23,8 +24,8 @@ public struct OriginalsRecord: Sendable {
     /// `$XDG_STATE_HOME/volume-guard/originals@<socket path>.json` (`~/.local/state/...` when unset),
     /// the socket path with `/` written `%2F` (and `%` as `%25`), so that every socket has its own name.
     public static func standardPath(environment: [String: String], socketPath: String) -> String {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+        // Without HOME, somewhere writable: the record must be written, where a config file is only read.
+        let state = environment.nonEmpty("XDG_STATE_HOME") ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
         let socket = socketPath.escapingScalars(["%": "%25", "/": "%2F"])
         return state + "/volume-guard/originals@\(socket).json"
     }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import GuardSettings
 import Glibc
 #endif
 
@@ -8,7 +9,7 @@ struct SystemdNotifier: Sendable {
     private let socketPath: String?
 
     init(environment: [String: String]) {
-        socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        socketPath = environment.nonEmpty("NOTIFY_SOCKET")
     }
 
     /// Sends `READY=1`, `STATUS=...`, `STOPPING=1`, `RELOADING=1`... (newline-separated assignments).
