@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import GuardSettings
 import Glibc
 #endif
+import GuardSettings
 
 /// Tells systemd how the service is doing (`Type=notify`): one datagram to `$NOTIFY_SOCKET` per
 /// message, as sd_notify(3) sends it, without linking libsystemd. Does nothing outside systemd.
