@@ -37,11 +37,11 @@ public struct ConfigFileOptions: ParsableArguments {
 
     /// The config file's options. A file named with `--config` must exist; the default one may not.
     public func options() throws -> Options {
-        try exitingOnMistake { () throws(ConfigError) in try file.read(required: config != nil) }
+        try exitingOnMistake { () throws(ConfigError) in try file.read() }
     }
 
     public var file: ConfigFile {
-        ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment))
+        ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment), required: config != nil)
     }
 }
 

@@ -11,9 +11,12 @@ import GuardSettings
 /// leaves the user wondering why the setting does nothing.
 public struct ConfigFile: Sendable {
     public let path: String
+    /// Whether the file was asked for by name (`--config`): then it must exist.
+    public let required: Bool
 
-    public init(path: String) {
+    public init(path: String, required: Bool = false) {
         self.path = path
+        self.required = required
     }
 
     /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
@@ -22,9 +25,9 @@ public struct ConfigFile: Sendable {
         return config + "/volume-guard/config.toml"
     }
 
-    /// The file's options. A file that does not exist sets nothing, unless it was asked for by name
-    /// (`required`): then, as for one that cannot be read or is wrong, a `ConfigError`.
-    public func read(required: Bool) throws(ConfigError) -> Options {
+    /// The file's options. A file that does not exist sets nothing, unless it is `required`: then, as for
+    /// one that cannot be read or is wrong, a `ConfigError`.
+    public func read() throws(ConfigError) -> Options {
         guard required || FileManager.default.fileExists(atPath: path) else { return Options() }
         let text: String
         do {

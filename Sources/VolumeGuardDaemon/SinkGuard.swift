@@ -198,10 +198,3 @@ actor SinkGuard: Service, CustomStringConvertible {
         }
     }
 }
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

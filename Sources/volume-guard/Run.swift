@@ -80,12 +80,11 @@ struct Run: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let flags = flags
         let file = socket.configFile.file
-        let required = socket.configFile.config != nil
         let configuration = Configuration(try socket.configFile.options().overridden(by: flags), environment: environment)
         do {
             // A reload reads the file again with the same parser; the flags still win over it.
             try await Daemon.run(configuration, environment: environment) {
-                Configuration(try file.read(required: required).overridden(by: flags), environment: environment)
+                Configuration(try file.read().overridden(by: flags), environment: environment)
             }
         } catch {
             printError("volume-guard: \(error)")

@@ -48,15 +48,15 @@ struct ConfigFileTests {
     func emptyAndMissing() throws {
         #expect(try ConfigFile.parse("# nothing yet\n", path: "config.toml") == Options())
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).toml").path
-        #expect(try ConfigFile(path: missing).read(required: false) == Options())
-        #expect(throws: ConfigError.self) { try ConfigFile(path: missing).read(required: true) }
+        #expect(try ConfigFile(path: missing).read() == Options())
+        #expect(throws: ConfigError.self) { try ConfigFile(path: missing, required: true).read() }
     }
 
     @Test("The example in config/ is a valid file")
     func example() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/config.toml").path
-        let options = try ConfigFile(path: path).read(required: true)
+        let options = try ConfigFile(path: path, required: true).read()
         #expect(options.actions?.first?.command == ["gphoto2", "--capture-image"])
         #expect(options.actions?.first?.directions == [.up])
     }
