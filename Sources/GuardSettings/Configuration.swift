@@ -33,7 +33,7 @@ public struct Configuration: Hashable, Sendable {
     /// `options` with the defaults for whatever they leave unset. `options` are taken as checked (the
     /// config file and the flags check their values against `Options`' limits).
     public init(_ options: Options, environment: [String: String]) {
-        let sink = options.sink.flatMap { $0 == Options.defaultSinkName ? nil : $0 }
+        let sink = options.sink.flatMap { $0 == SinkSelection.defaultSinkName ? nil : $0 }
         self.init(
             socketPath: options.socket ?? Self.defaultSocketPath(environment: environment),
             server: options.server,

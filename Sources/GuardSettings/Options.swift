@@ -10,7 +10,8 @@ import Logging
 ///
 /// Codable: `volume-guard config --json` prints the options the file makes.
 public struct Options: Hashable, Sendable, Codable {
-    /// A sink name or shell pattern; `Options.defaultSinkName` (or nil) follows the default sink.
+    /// A sink name or shell pattern; `SinkSelection.defaultSinkName` (or nil) follows the default sink, so
+    /// that a flag can undo a file's `sink`.
     public var sink: String?
     /// Whether mute changes are presses and put back (true), or pass through (false).
     public var guardMute: Bool?
@@ -85,9 +86,6 @@ public struct Options: Hashable, Sendable, Codable {
     }
 
     // MARK: - Limits, shared by the file and the flags
-
-    /// The name that selects the default sink explicitly, as in `pactl`: a flag can then undo a file's `sink`.
-    public static let defaultSinkName = "@DEFAULT_SINK@"
 
     /// What is wrong with a key step, or nil.
     static func problem(step: Double) -> String? {

@@ -26,14 +26,12 @@ extension PulseConnection {
     /// lookup, so the sink it stands for is read and its real name given instead.
     public func requestDefaultSink(_ completion: @escaping @Sendable (String?) -> Void) {
         requestServerInfo { [weak self] info in
-            guard let self, let name = info?.defaultSink, name == Self.defaultSinkPlaceholder else {
+            guard let self, let name = info?.defaultSink, name == SinkSelection.defaultSinkName else {
                 return completion(info?.defaultSink)
             }
             assumeIsolated { $0.requestSink(.name(name)) { completion($0?.name) } }
         }
     }
-
-    static let defaultSinkPlaceholder = "@DEFAULT_SINK@"
 
     /// Reads one sink; completes with nil when there is no such sink.
     public func requestSink(_ query: SinkQuery, _ completion: @escaping @Sendable (SinkState?) -> Void) {

@@ -12,6 +12,10 @@ public enum SinkSelection: Hashable, Sendable {
     /// absent: a Bluetooth remote's keys, leaving the speakers' alone.
     case matching(String)
 
+    /// The name that stands for the default sink in libpulse's requests and `pactl`, and that
+    /// pipewire-pulse reports as the default until its session manager has chosen one.
+    public static let defaultSinkName = "@DEFAULT_SINK@"
+
     /// Whether a sink named `name` is one this selection picks.
     public func admits(_ name: String) -> Bool {
         switch self {

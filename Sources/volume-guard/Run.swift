@@ -25,7 +25,7 @@ struct Run: AsyncParsableCommand {
     var server: String?
 
     @Option(help: ArgumentHelp(
-        "Guard only the sink with this name or shell pattern (e.g. 'bluez_output.*'), waiting for it while absent; \(Options.defaultSinkName) follows the default sink (the default).",
+        "Guard only the sink with this name or shell pattern (e.g. 'bluez_output.*'), waiting for it while absent; \(SinkSelection.defaultSinkName) follows the default sink (the default).",
         valueName: "name"
     ))
     var sink: String?
