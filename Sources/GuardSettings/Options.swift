@@ -97,7 +97,8 @@ public struct Options: Hashable, Sendable, Codable {
         clampMargin > 0 && clampMargin <= 25 ? nil : "must be more than 0 and at most 25 (percent)"
     }
 
-    /// What is wrong with a gesture threshold, or nil.
+    /// What is wrong with a gesture threshold, or nil. No key repeats faster than every 10 ms, and presses
+    /// more than 5 s apart are no gesture a person makes.
     static func problem(milliseconds: Int) -> String? {
         (10...5000).contains(milliseconds) ? nil : "must be between 10 and 5000 (milliseconds)"
     }

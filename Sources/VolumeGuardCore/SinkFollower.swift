@@ -21,8 +21,14 @@ struct SinkFollower: Hashable, Sendable {
         case reconnect
     }
 
-    /// How often, at most, the default sink is asked for again before the follower waits for events alone.
+    /// How often, at most, the default sink is asked for again before the follower waits for events alone:
+    /// 50 ms doubling, about 13 s in all, long enough for a session manager started with the server
+    /// (WirePlumber) to choose a default, which pipewire-pulse announces to no connection made before.
     static let recheckLimit = 8
+
+    /// After how many rechecks a connection that sees sinks but no default is made anew (0.35 s): a
+    /// session manager that is up has chosen by then, so this connection is one it will never tell.
+    static let reconnectAfter = 3
 
     var selection: SinkSelection
     /// The default sink being resolved (or held): the name the server gave last.
@@ -97,7 +103,7 @@ struct SinkFollower: Hashable, Sendable {
     /// There is no sink to hold (yet): how to ask again for the default, if at all.
     mutating func noSink() -> Request? {
         guard selection == .defaultSink, rechecks < Self.recheckLimit else { return nil }
-        if sinksWithoutDefault, rechecks >= 3 {
+        if sinksWithoutDefault, rechecks >= Self.reconnectAfter {
             sinksWithoutDefault = false
             return .reconnect
         }
