@@ -120,12 +120,12 @@ struct Custodian: Hashable, Sendable {
         }
         guard release.attempt < retries else {
             releases.remove(at: position)
-            return [.report(.resetAbandoned(sink: release.name))]
+            return [.report(.restoreAbandoned(sink: release.name, original: release.original))]
         }
         release.attempt += 1
         let writes = restore(&release, ids: &ids)
         releases[position] = release
-        return [.report(.resetRetried(sink: release.name, attempt: release.attempt))] + writes
+        return [.report(.restoreRetried(sink: release.name, attempt: release.attempt))] + writes
     }
 
     /// The connection is gone: no restore on it can be acknowledged or checked. The sinks are not

@@ -40,6 +40,10 @@ public enum GuardReport: Hashable, Sendable {
     case resetRetried(sink: String, attempt: Int)
     /// A reset kept not taking; the guard left the sink where it is.
     case resetAbandoned(sink: String)
+    /// Giving a sink its original back did not take and was done again.
+    case restoreRetried(sink: String, attempt: Int)
+    /// Giving a sink its original back kept not taking: it is not at the user's level.
+    case restoreAbandoned(sink: String, original: SinkLevel)
     /// A sink is given its level from a previous run's record: that run ended without giving it back.
     case recovered(sink: String, to: SinkLevel)
     /// The guarded sink went away.

@@ -13,6 +13,10 @@ extension Logger {
             debug("reset did not take; issued again", metadata: ["sink": "\(sink)", "attempt": "\(attempt)"])
         case .resetAbandoned(let sink):
             warning("reset keeps not taking; leaving the sink where it is", metadata: ["sink": "\(sink)"])
+        case .restoreRetried(let sink, let attempt):
+            debug("giving the sink its level back did not take; done again", metadata: ["sink": "\(sink)", "attempt": "\(attempt)"])
+        case .restoreAbandoned(let sink, let original):
+            error("could not give the sink its level back", metadata: ["sink": "\(sink)", "volume": "\(original.volume)", "muted": "\(original.muted)"])
         case .recovered(let sink, let level):
             notice("restoring \(sink) to its recorded level from a previous run", metadata: ["volume": "\(level.volume)", "muted": "\(level.muted)"])
         case .sinkLost(let sink):

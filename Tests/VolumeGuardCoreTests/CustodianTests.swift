@@ -115,11 +115,11 @@ struct CustodianTests {
         let unchanged = Self.reading(3, Name.speakers, Self.full)
         var check = acknowledge(actions, custodian: &custodian)!
         actions = custodian.checked(check, unchanged, retries: 1, ids: &ids) ?? []
-        #expect(actions.first == .report(.resetRetried(sink: Name.speakers, attempt: 1)))
+        #expect(actions.first == .report(.restoreRetried(sink: Name.speakers, attempt: 1)))
         #expect(Self.writes(actions).count == 2)
         check = acknowledge(actions, custodian: &custodian)!
         actions = custodian.checked(check, unchanged, retries: 1, ids: &ids) ?? []
-        #expect(actions == [.report(.resetAbandoned(sink: Name.speakers))])
+        #expect(actions == [.report(.restoreAbandoned(sink: Name.speakers, original: Self.quiet))])
         #expect(custodian.isReleased)
     }
 
