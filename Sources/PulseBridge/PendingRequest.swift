@@ -12,8 +12,6 @@ import CPulse
 /// in the middle of its own work.
 class PendingRequest: @unchecked Sendable {
     private var finished = false
-    /// The mainloop that ends a refused or cancelled request on its next turn; set by `track`.
-    private var api: UnsafeMutablePointer<pa_mainloop_api>?
 
     /// Calls the completion; the first call wins.
     final func finish() {
@@ -27,8 +25,7 @@ class PendingRequest: @unchecked Sendable {
     /// Hands the request's end to `operation`'s state callback and drops the caller's reference to the
     /// operation (the context keeps its own until the operation ends). A nil operation means libpulse
     /// refused the request outright (no connection).
-    final func track(_ operation: OpaquePointer?, on api: UnsafeMutablePointer<pa_mainloop_api>) {
-        self.api = api
+    final func track(_ operation: OpaquePointer?) {
         let userdata = Unmanaged.passRetained(self).toOpaque()
         guard let operation else { return Self.endLater(userdata) }
         pa_operation_set_state_callback(operation, { operation, userdata in
@@ -51,8 +48,7 @@ class PendingRequest: @unchecked Sendable {
 
     /// Finishes it on the mainloop's next turn.
     private static func endLater(_ userdata: UnsafeMutableRawPointer) {
-        let api = Unmanaged<PendingRequest>.fromOpaque(userdata).takeUnretainedValue().api!
-        pa_mainloop_api_once(api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
+        pa_mainloop_api_once(PulseMainloop.shared.api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
     }
 
     /// This request as the userdata of a libpulse data callback, valid while the operation lives.

@@ -12,7 +12,6 @@ import CPulse
 ///
 /// A connection that failed stays failed (libpulse cannot reconnect a context): make a new one.
 public actor PulseConnection {
-    nonisolated let mainloop: PulseMainloop
     private let applicationName: String
     private let onEvent: @Sendable (PulseEvent) -> Void
     /// Made by `connect`, on the mainloop; nil before, and once closed.
@@ -21,11 +20,10 @@ public actor PulseConnection {
     private var ready = false
     private var closed = false
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { mainloop.asUnownedSerialExecutor() }
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { PulseMainloop.shared.asUnownedSerialExecutor() }
 
     /// Makes a connection (not yet connected) that reports server events to `onEvent`, on the mainloop.
-    public init(applicationName: String, on mainloop: PulseMainloop = .shared, onEvent: @escaping @Sendable (PulseEvent) -> Void) {
-        self.mainloop = mainloop
+    public init(applicationName: String, onEvent: @escaping @Sendable (PulseEvent) -> Void) {
         self.applicationName = applicationName
         self.onEvent = onEvent
     }
@@ -42,7 +40,7 @@ public actor PulseConnection {
         let proplist = pa_proplist_new()!
         pa_proplist_sets(proplist, PA_PROP_APPLICATION_NAME, applicationName)
         pa_proplist_sets(proplist, PA_PROP_APPLICATION_ID, "org.volume-guard")
-        let context = pa_context_new_with_proplist(mainloop.api, applicationName, proplist)!
+        let context = pa_context_new_with_proplist(PulseMainloop.shared.api, applicationName, proplist)!
         pa_proplist_free(proplist)
         self.context = context
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -82,7 +80,7 @@ public actor PulseConnection {
     /// Issues one libpulse request through `body`, which returns its operation, and has `request` hear its
     /// end. A request refused outright (no connection) ends on the mainloop's next turn, as failed.
     func issue(_ request: PendingRequest, _ body: (OpaquePointer) -> OpaquePointer?) {
-        request.track(context.flatMap(body), on: mainloop.api)
+        request.track(context.flatMap(body))
     }
 
     /// The description of the context's last error.

@@ -51,15 +51,7 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
     }
 
     /// What `assumeIsolated` asks outside a job: libpulse's callbacks run on the loop's thread too.
-    public func checkIsolated() {
-        precondition(isCurrent, "not on the libpulse mainloop's thread")
-    }
-
     public func isIsolatingCurrentContext() -> Bool? {
-        isCurrent
-    }
-
-    private var isCurrent: Bool {
         pthread_equal(pthread_self(), thread.load(ordering: .acquiring)) != 0
     }
 

@@ -6,9 +6,8 @@ import Synchronization
 /// how many may wait there unwritten.
 ///
 /// A line goes to the channel's event loop as it is sent, from whichever task sends it, so a press reaches
-/// the socket with one hop rather than two (to a writer task, then the loop). It is always handed over as
-/// a task of the loop, never written on the spot, even when the sender runs on that loop: the guard
-/// publishes a press and then issues its reset in one turn, and the reset must not wait for a thousand
+/// the socket with one hop rather than two (to a writer task, then the loop); the guard, on libpulse's
+/// thread, hands a press to a thousand subscribers and goes on to its reset without waiting for their
 /// socket writes. A client that stops reading leaves its lines waiting in the channel; once `capacity`
 /// wait, it is cut loose (told so, and closed). The guard and every other client go on untouched, and the
 /// daemon's memory stays bounded.

@@ -10,10 +10,9 @@ import ServiceLifecycle
 /// server event or a reply reaches the guard inside libpulse's callback, in libpulse's order, and the
 /// guard feeds it to the core and performs the actions it returns (reads and writes go straight back
 /// to libpulse, presses to the `SubscriberHub`) before the callback returns; only a reconnect and the
-/// timers wait for a later turn. A press costs no hop
-/// between threads until its line is handed to the subscribers' event loop. Clients' requests (pause,
-/// resume, subscribing, status, a reload) are calls into the actor, so the core sees one ordered
-/// history. Its timers and connection attempts run as child tasks of `run`, and end with it.
+/// timers wait for a later turn. A press costs no hop between threads until its line is handed to the
+/// subscribers' event loop. Clients' requests (pause, resume, subscribing, status, a reload) are calls
+/// into the actor, so the core sees one ordered history. Its timers and connection attempts run as child tasks of `run`, and end with it.
 ///
 /// It also keeps what the core asks to be recorded (the original levels in its custody) on disk, hands
 /// presses to the action runner, tells systemd how it is doing, and, through `HoldPolicy`, decides when
@@ -46,10 +45,8 @@ actor SinkGuard: Service, CustomStringConvertible {
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawn: AsyncStream<@Sendable () async -> Void>.Continuation
     /// libpulse's thread, where the guard and its connections run.
-    nonisolated let mainloop = PulseMainloop.shared
-
     nonisolated var unownedExecutor: UnownedSerialExecutor {
-        mainloop.asUnownedSerialExecutor()
+        PulseMainloop.shared.asUnownedSerialExecutor()
     }
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
@@ -156,7 +153,7 @@ actor SinkGuard: Service, CustomStringConvertible {
     private func connect() {
         let generation = link.newAttempt()
         let server = configuration.server
-        let fresh = PulseConnection(applicationName: "volume-guard", on: mainloop) { [self] event in
+        let fresh = PulseConnection(applicationName: "volume-guard") { [self] event in
             assumeIsolated { $0.pulse(event, from: generation) }
         }
         spawn.yield { [self] in
