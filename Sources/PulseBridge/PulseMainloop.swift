@@ -11,6 +11,9 @@ import Synchronization
 /// thread, so nothing else ever touches libpulse. A job enqueued from another thread wakes the loop only
 /// while it polls, from inside the poll function's window: libpulse empties its wake-up pipe before each
 /// poll, so a wake-up written earlier would be lost.
+///
+/// Its timers (`run(after:_:)`) are libpulse's own time events: a timer due while the loop polls only
+/// shortens the poll, and wakes no other thread.
 public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
     /// The process's mainloop, started on first use. It runs for the life of the process, as SwiftNIO's
     /// singleton event loop does.
@@ -48,6 +51,27 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
             queue.jobs.append(job)
             if queue.polling, queue.jobs.count == 1 { pa_mainloop_wakeup(mainloop) }
         }
+    }
+
+    /// Runs `body` on the loop's thread once `delay` has passed. Called on the loop's thread.
+    ///
+    /// The due time is given to libpulse as wall-clock time, which it turns into its monotonic clock at
+    /// once: a later change of the wall clock does not move the timer.
+    public func run(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = max(delay, .zero).components
+        var due = timeval()
+        pa_timeval_add(pa_gettimeofday(&due), pa_usec_t(seconds) * 1_000_000 + pa_usec_t(attoseconds / 1_000_000_000_000))
+        let timer = Unmanaged.passRetained(Timer(body)).toOpaque()
+        _ = api.pointee.time_new(api, &due, { api, event, _, timer in
+            api!.pointee.time_free(event)
+            Unmanaged<Timer>.fromOpaque(timer!).takeRetainedValue().body()
+        }, timer)
+    }
+
+    /// A timer's work, kept alive by its time event until it fires.
+    private final class Timer {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
     /// What `assumeIsolated` asks outside a job: libpulse's callbacks run on the loop's thread too.

@@ -52,7 +52,7 @@ extension SinkGuard {
             if let pending = wakeUpDue, pending <= due { break }
             wakeUpDue = due
             schedule(at: due) { sinkGuard in
-                if let due = sinkGuard.wakeUpDue, due <= .now { sinkGuard.wakeUpDue = nil }
+                if sinkGuard.wakeUpDue == due { sinkGuard.wakeUpDue = nil }
                 sinkGuard.feed(.wakeUp)
             }
         case .recordOriginals(let originals):

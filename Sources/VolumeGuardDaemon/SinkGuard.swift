@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// to libpulse, presses to the `SubscriberHub`) before the callback returns; only a reconnect and the
 /// timers wait for a later turn. A press costs no hop between threads until its line is handed to the
 /// subscribers' event loop. Clients' requests (pause, resume, subscribing, status, a reload) are calls
-/// into the actor, so the core sees one ordered history. Its timers and connection attempts run as child tasks of `run`, and end with it.
+/// into the actor, so the core sees one ordered history. Its connection attempts run as child tasks of
+/// `run`, and end with it; its timers are the mainloop's, and run nothing once it has ended.
 ///
 /// It also keeps what the core asks to be recorded (the original levels in its custody) on disk, hands
 /// presses to the action runner, tells systemd how it is doing, and, through `HoldPolicy`, decides when
@@ -40,8 +41,8 @@ actor SinkGuard: Service, CustomStringConvertible {
     let started = ContinuousClock.now
     /// The guard has stopped: no child task starts any more.
     private(set) var ended = false
-    /// Child tasks for `run` to start: timers, connection attempts, and calls into the guard on a later
-    /// turn (a graceful shutdown, a reconnect). Finished once the guard has stopped (`ended`).
+    /// Child tasks for `run` to start: connection attempts, and a graceful shutdown. Finished once the
+    /// guard has stopped (`ended`).
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawn: AsyncStream<@Sendable () async -> Void>.Continuation
     /// libpulse's thread, where the guard and its connections run.
@@ -146,7 +147,7 @@ actor SinkGuard: Service, CustomStringConvertible {
     /// Drops the connection, as if the server had gone, and makes a new one: after this turn of the guard.
     func dropConnection(reason: String) {
         let generation = link.generation
-        spawn.yield { await self.pulse(.disconnected(reason: reason), from: generation) }
+        schedule(at: .now) { $0.pulse(.disconnected(reason: reason), from: generation) }
     }
 
     /// Starts a connection attempt, as a child task of `run`.
@@ -187,11 +188,14 @@ actor SinkGuard: Service, CustomStringConvertible {
         connect()
     }
 
-    /// Runs `body` in the guard when `due` comes, from a child task of `run`; a cancelled wait runs nothing.
+    /// Runs `body` in the guard when `due` comes, unless the guard has ended by then: a timer of the
+    /// mainloop the guard runs on, so waiting costs no task and no other thread.
     func schedule(at due: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated SinkGuard) -> Void) {
-        spawn.yield { [self] in
-            guard (try? await Task.sleep(until: due)) != nil else { return }
-            await body(self)
+        PulseMainloop.shared.run(after: due - .now) { [self] in
+            assumeIsolated { sinkGuard in
+                guard !sinkGuard.ended else { return }
+                body(sinkGuard)
+            }
         }
     }
 }
