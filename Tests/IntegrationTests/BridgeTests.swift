@@ -88,6 +88,17 @@ struct BridgeTests {
             if PulseMainloop.shared.isIsolatingCurrentContext() != true { offLoop += 1 }
         }
 
+        /// Starts timers due after each of `delays`, in that order, telling `record` of each as it runs.
+        func startTimers(_ delays: [Duration], _ record: @escaping @Sendable (Duration, ContinuousClock.Instant) -> Void) {
+            let started = ContinuousClock.now
+            for delay in delays {
+                PulseMainloop.shared.run(after: delay) { [self] in
+                    assumeIsolated { $0.count() }
+                    record(delay, started)
+                }
+            }
+        }
+
         /// Sets a sink through `connection` and closes it at once, telling `record` of the close's return and
         /// of the set's completion.
         func setAndClose(_ connection: PulseConnection, sink: SinkState, _ record: @escaping @Sendable (String) -> Void) {
@@ -127,6 +138,22 @@ struct BridgeTests {
         await OnMainloop().setAndClose(connection, sink: sink) { event in order.withLock { $0.append(event) } }
         #expect(await eventually { order.withLock { $0.count } == 2 })
         #expect(order.withLock { $0 } == ["closed", "completed as failed"])
+    }
+
+    @Test("A timer of the mainloop runs on libpulse's thread once its delay has passed, in the order of their due times")
+    func timers() async {
+        let actor = OnMainloop()
+        let fired = Mutex<[(delay: Duration, after: Duration)]>([])
+        await actor.startTimers([.milliseconds(60), .zero, .milliseconds(20)]) { delay, started in
+            fired.withLock { $0.append((delay, ContinuousClock.now - started)) }
+        }
+        #expect(await eventually { fired.withLock { $0.count } == 3 })
+        let runs = fired.withLock { $0 }
+        #expect(runs.map(\.delay) == [.zero, .milliseconds(20), .milliseconds(60)])
+        // libpulse keeps due times in microseconds, on its own monotonic clock: a timer may run a few early.
+        #expect(runs.allSatisfy { $0.after >= $0.delay - .milliseconds(1) })
+        #expect(await actor.calls == 3)
+        #expect(await actor.offLoop == 0)
     }
 
     @Test("Jobs from many tasks at once all run, one at a time, on libpulse's thread")
