@@ -49,10 +49,14 @@ struct InFlight: Hashable, Sendable {
         return changes
     }
 
-    /// The held sink reported a change: it is due, and a reading now on its way may already be behind it.
+    /// The held sink reported a change: it is due, unless a read is on its way, whose reply shows the
+    /// change already (docs/DESIGN.md, "The echo rule").
     mutating func sinkChanged() {
-        due = true
-        if case .reading(let ticket, let changes) = state { state = .reading(ticket, changes: changes + 1) }
+        if case .reading(let ticket, let changes) = state {
+            state = .reading(ticket, changes: changes + 1)
+        } else {
+            due = true
+        }
     }
 
     /// An acknowledgement: true when it was the last of the correction's writes, which makes the sink due.
