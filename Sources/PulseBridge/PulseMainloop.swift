@@ -12,8 +12,8 @@ import Synchronization
 /// while it polls, from inside the poll function's window: libpulse empties its wake-up pipe before each
 /// poll, so a wake-up written earlier would be lost.
 ///
-/// Its timers (`run(after:_:)`) are libpulse's own time events: a timer due while the loop polls only
-/// shortens the poll, and wakes no other thread.
+/// Its timers (`run(after:_:)`) are libpulse's own time events: the loop's poll waits for the earliest,
+/// and no other thread wakes for them.
 public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
     /// The process's mainloop, started on first use. It runs for the life of the process, as SwiftNIO's
     /// singleton event loop does.
@@ -53,14 +53,17 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the loop's thread once `delay` has passed. Called on the loop's thread.
+    /// Runs `body` on the loop's thread once `delay` has passed. Called on the loop's thread. Timers that
+    /// come due in the same turn run in no particular order.
     ///
     /// The due time is given to libpulse as wall-clock time, which it turns into its monotonic clock at
-    /// once: a later change of the wall clock does not move the timer.
+    /// once: a later change of the wall clock does not move the timer. That clock stops while the machine
+    /// sleeps, so a timer pending across a suspend runs that much later.
     public func run(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
         let (seconds, attoseconds) = max(delay, .zero).components
         var due = timeval()
-        pa_timeval_add(pa_gettimeofday(&due), pa_usec_t(seconds) * 1_000_000 + pa_usec_t(attoseconds / 1_000_000_000_000))
+        pa_gettimeofday(&due)
+        pa_timeval_add(&due, pa_usec_t(seconds) * 1_000_000 + pa_usec_t(attoseconds / 1_000_000_000_000))
         let timer = Unmanaged.passRetained(Timer(body)).toOpaque()
         _ = api.pointee.time_new(api, &due, { api, event, _, timer in
             api!.pointee.time_free(event)

@@ -189,7 +189,8 @@ actor SinkGuard: Service, CustomStringConvertible {
     }
 
     /// Runs `body` in the guard when `due` comes, unless the guard has ended by then: a timer of the
-    /// mainloop the guard runs on, so waiting costs no task and no other thread.
+    /// mainloop the guard runs on, so waiting costs no task and no other thread. (Its clock stops while
+    /// the machine sleeps: across a suspend it comes due that much later.)
     func schedule(at due: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated SinkGuard) -> Void) {
         PulseMainloop.shared.run(after: due - .now) { [self] in
             assumeIsolated { sinkGuard in
