@@ -39,7 +39,7 @@ actor SinkGuard: Service, CustomStringConvertible {
     /// Subscribers were cut loose while actions were performed: the hold may change once they are done.
     var cutLoose = false
     let started = ContinuousClock.now
-    /// The guard has stopped: no child task starts any more.
+    /// The guard has stopped: no child task starts any more, and no timer runs.
     private(set) var ended = false
     /// Child tasks for `run` to start: connection attempts, and a graceful shutdown. Finished once the
     /// guard has stopped (`ended`).
@@ -114,7 +114,8 @@ actor SinkGuard: Service, CustomStringConvertible {
         }
     }
 
-    /// Ends `run`: no child task starts any more, and those running are cancelled.
+    /// Ends `run`: no child task starts any more, those running are cancelled, and timers still pending
+    /// run nothing.
     func end() {
         ended = true
         spawn.finish()
