@@ -25,7 +25,7 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
         var polling = false
     }
 
-    let mainloop: OpaquePointer
+    private let mainloop: OpaquePointer
     private let queue = Mutex(Queue())
     private let thread = Atomic<pthread_t>(0)
 
@@ -60,10 +60,9 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
     /// once: a later change of the wall clock does not move the timer. That clock stops while the machine
     /// sleeps, so a timer pending across a suspend runs that much later.
     public func run(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = max(delay, .zero).components
         var due = timeval()
         pa_gettimeofday(&due)
-        pa_timeval_add(&due, pa_usec_t(seconds) * 1_000_000 + pa_usec_t(attoseconds / 1_000_000_000_000))
+        pa_timeval_add(&due, pa_usec_t(max(delay, .zero) / .microseconds(1)))
         let timer = Unmanaged.passRetained(Timer(body)).toOpaque()
         _ = api.pointee.time_new(api, &due, { api, event, _, timer in
             api!.pointee.time_free(event)

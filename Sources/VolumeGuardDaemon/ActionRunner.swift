@@ -127,7 +127,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
             logger.warning("action could not run", metadata: ["error": "\(error)"])
             return
         }
-        let seconds = "\(((ContinuousClock.now - started).seconds * 100).rounded() / 100)"
+        let seconds = "\(((ContinuousClock.now - started) / .seconds(1) * 100).rounded() / 100)"
         switch outcome {
         case .exited(.exited(0)):
             logger.debug("action done", metadata: ["seconds": "\(seconds)"])

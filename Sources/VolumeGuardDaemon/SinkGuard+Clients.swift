@@ -43,7 +43,7 @@ extension SinkGuard {
             lastSeq: core.lastSeq,
             subscribers: hub.count,
             server: link.description,
-            uptimeSeconds: (ContinuousClock.now - started).seconds,
+            uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
             contested: core.isContested
         )
     }
