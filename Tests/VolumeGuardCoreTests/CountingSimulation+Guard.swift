@@ -54,7 +54,7 @@ extension CountingSimulation {
             request(.write(.mute(muted, by: Self.guardConnection), .ack(tag)), from: Self.guardConnection)
         case .wakeUp(let delay):
             // One timer at a time, for the earliest wake-up asked for, as SinkGuard keeps them.
-            let due = now + Int(delay.components.seconds) * 1_000_000 + Int(delay.components.attoseconds / 1_000_000_000_000)
+            let due = now + Int(delay / .microseconds(1))
             if let pending = wakeUpDue, pending <= due { break }
             wakeUpDue = due
             post(at: max(due, now), .guardTimer(due))
