@@ -26,29 +26,20 @@ class PendingRequest: @unchecked Sendable {
     /// operation (the context keeps its own until the operation ends). A nil operation means libpulse
     /// refused the request outright (no connection).
     final func track(_ operation: OpaquePointer?) {
-        let userdata = Unmanaged.passRetained(self).toOpaque()
-        guard let operation else { return Self.endLater(userdata) }
+        guard let operation else { return finishLater() }
         pa_operation_set_state_callback(operation, { operation, userdata in
             guard let operation, let userdata else { return }
-            switch pa_operation_get_state(operation) {
-            case PA_OPERATION_DONE: PendingRequest.end(userdata)
-            case PA_OPERATION_CANCELLED: PendingRequest.endLater(userdata)
-            default: break
-            }
-        }, userdata)
+            let state = pa_operation_get_state(operation)
+            guard state == PA_OPERATION_DONE || state == PA_OPERATION_CANCELLED else { return }
+            let request = Unmanaged<PendingRequest>.fromOpaque(userdata).takeRetainedValue()
+            if state == PA_OPERATION_DONE { request.finish() } else { request.finishLater() }
+        }, Unmanaged.passRetained(self).toOpaque())
         pa_operation_unref(operation)
     }
 
-    /// Finishes the request `track` retained as `userdata`, and releases it.
-    private static func end(_ userdata: UnsafeMutableRawPointer) {
-        let request = Unmanaged<PendingRequest>.fromOpaque(userdata)
-        request.takeUnretainedValue().finish()
-        request.release()
-    }
-
-    /// Finishes it on the mainloop's next turn.
-    private static func endLater(_ userdata: UnsafeMutableRawPointer) {
-        pa_mainloop_api_once(PulseMainloop.shared.api, { _, userdata in PendingRequest.end(userdata!) }, userdata)
+    /// Finishes the request on the mainloop's next turn.
+    private func finishLater() {
+        PulseMainloop.shared.run(after: .zero) { self.finish() }
     }
 
     /// This request as the userdata of a libpulse data callback, valid while the operation lives.
