@@ -32,11 +32,13 @@ struct ServerLink {
         backoff = Self.firstBackoff
     }
 
-    /// The connection is gone (or never came): closes what is left; returns how long to wait before
-    /// the next attempt.
+    /// The connection is gone (or never came): closes what is left and retires its attempt, so that the
+    /// same loss told twice (the context's failure, then the request it cancelled) is acted on once;
+    /// returns how long to wait before the next attempt.
     mutating func lost() -> Duration {
         close()
         description = nil
+        generation += 1
         defer { backoff = min(backoff * 2, Self.maximumBackoff) }
         return backoff
     }
