@@ -22,7 +22,8 @@ struct DeviceTests {
 
         _ = try server.plug("guard_a")
         try await server.setDefaultSink("guard_a")
-        #expect(try await eventually { try await daemon.status().sink == "guard_a" })
+        // Seen to fail once in dozens of runs on PipeWire; the logs are for the next time.
+        #expect(try await eventually { try await daemon.status().sink == "guard_a" }, "guard's log:\n\(daemon.log)\nserver's log:\n\(server.log)")
         try await expectVolume(server, "guard_b", [20000, 20000])
         try server.pactl("set-sink-volume", "guard_a", "+5%")
         #expect(try await subscriber.waitForPresses(2)[1].sink == "guard_a")

@@ -55,6 +55,11 @@ final class AudioServer: @unchecked Sendable {
 
     var runtimeDirectory: String { environment["XDG_RUNTIME_DIR"]! }
 
+    /// What the server's daemons logged (for PipeWire: pipewire, WirePlumber and pipewire-pulse).
+    var log: String {
+        (try? String(contentsOfFile: environment["AUDIO_SERVER_DIR"]! + "/server.log", encoding: .utf8)) ?? ""
+    }
+
     /// The address libpulse clients use.
     var address: String { environment["PULSE_SERVER"]! }
 
