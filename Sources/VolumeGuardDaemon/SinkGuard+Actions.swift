@@ -84,11 +84,17 @@ extension SinkGuard {
     }
 
     /// A completion that feeds the core the reply `event` makes of a request's result (nothing, for nil).
-    /// libpulse calls it on the mainloop the guard runs on, in order with the server's events.
+    /// libpulse calls it on the mainloop the guard runs on, in order with the server's events. A reply
+    /// of a connection lost since (a request it cancelled) is dropped: the core has forgotten what it
+    /// asked of that connection.
     private nonisolated func replying<Value>(_ event: @escaping @Sendable (Value) -> GuardEvent?) -> @Sendable (Value) -> Void {
-        { [self] value in
+        let generation = assumeIsolated { $0.link.generation }
+        return { [self] value in
             guard let event = event(value) else { return }
-            assumeIsolated { $0.feed(event) }
+            assumeIsolated { sinkGuard in
+                guard sinkGuard.link.isCurrent(generation) else { return }
+                sinkGuard.feed(event)
+            }
         }
     }
 
