@@ -32,21 +32,22 @@ struct ServerLink {
         backoff = Self.firstBackoff
     }
 
-    /// The connection is gone (or never came): closes what is left and retires its attempt, so that the
-    /// same loss told twice (the context's failure, then the request it cancelled) is acted on once;
-    /// returns how long to wait before the next attempt.
+    /// The connection is gone (or never came): closes what is left; returns how long to wait before
+    /// the next attempt.
     mutating func lost() -> Duration {
         close()
         description = nil
-        generation += 1
         defer { backoff = min(backoff * 2, Self.maximumBackoff) }
         return backoff
     }
 
-    /// Closes the connection. The guard runs on the connection's mainloop, so it closes at once; the
-    /// requests it cancels complete on the mainloop's next turn, as failed.
+    /// Closes the connection and retires its attempt. The guard runs on the connection's mainloop, so
+    /// it closes at once; the requests it cancels complete on the mainloop's next turn, as failed, and
+    /// are stale by then, as is all else the attempt still reports: the same loss told twice (the
+    /// context's failure, then a request it cancelled) is acted on once.
     mutating func close() {
         connection?.assumeIsolated { $0.close() }
         connection = nil
+        generation += 1
     }
 }
