@@ -1,3 +1,4 @@
+import FoundationEssentials
 import GuardProtocol
 import NIOCore
 
@@ -13,6 +14,8 @@ struct SubscriberHub {
     private var history: PressHistory
     /// The state line subscribers were last sent.
     private var announced: StateMessage?
+    /// This run of the daemon, whose seqs the history holds (`SubscribedMessage.instance`).
+    private let instance = UUID().uuidString.lowercased()
 
     init(historyCapacity: Int) {
         history = PressHistory(capacity: historyCapacity)
@@ -24,7 +27,7 @@ struct SubscriberHub {
     /// `queue` for live lines. A nil `since` means live presses only.
     mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool, lastSeq: UInt64) {
         let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false)
-        queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, gap: replay.gap)))
+        queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap)))
         for line in replay.lines {
             guard queue.send(line) else { return }
         }

@@ -54,7 +54,7 @@ struct MessageTests {
         let press = PressMessage(Press(seq: 1, direction: .mute, count: 1, sink: "s"), time: "t")
         let lines: [(Data, ServerMessage)] = [
             (WireFormat.line(press), .press(press)),
-            (WireFormat.line(SubscribedMessage(id: nil, lastSeq: 4)), .subscribed(SubscribedMessage(id: nil, lastSeq: 4))),
+            (WireFormat.line(SubscribedMessage(id: nil, lastSeq: 4, instance: "i")), .subscribed(SubscribedMessage(id: nil, lastSeq: 4, instance: "i"))),
             (WireFormat.line(StateMessage(state: .paused, sink: nil)), .state(StateMessage(state: .paused, sink: nil))),
             (WireFormat.line(AckMessage(type: "pong", id: .text("x"))), .ack(AckMessage(type: "pong", id: .text("x")))),
             (WireFormat.line(ErrorMessage(RequestError(.invalidJSON, "m"))), .error(ErrorMessage(RequestError(.invalidJSON, "m")))),

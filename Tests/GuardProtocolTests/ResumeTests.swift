@@ -28,11 +28,11 @@ struct ResumeTests {
 
     @Test("The subscribed reply says gap only when there is one")
     func gap() throws {
-        let plain = String(decoding: WireFormat.line(SubscribedMessage(id: nil, lastSeq: 3)), as: UTF8.self)
-        #expect(plain == #"{"last_seq":3,"type":"subscribed"}"# + "\n")
-        let gapped = SubscribedMessage(id: .number(1), lastSeq: 3000, gap: true)
+        let plain = String(decoding: WireFormat.line(SubscribedMessage(id: nil, lastSeq: 3, instance: "a1")), as: UTF8.self)
+        #expect(plain == #"{"instance":"a1","last_seq":3,"type":"subscribed"}"# + "\n")
+        let gapped = SubscribedMessage(id: .number(1), lastSeq: 3000, instance: "a1", gap: true)
         let line = WireFormat.line(gapped)
-        #expect(String(decoding: line, as: UTF8.self) == #"{"gap":true,"id":1,"last_seq":3000,"type":"subscribed"}"# + "\n")
+        #expect(String(decoding: line, as: UTF8.self) == #"{"gap":true,"id":1,"instance":"a1","last_seq":3000,"type":"subscribed"}"# + "\n")
         #expect(ServerMessage(line: line.dropLast()) == .subscribed(gapped))
     }
 }

@@ -51,6 +51,18 @@ struct ReplayTests {
         await expectNoMorePresses(justInTime, than: 8)
     }
 
+    @Test("The subscribed reply names the daemon's run: the same for every client, another after a restart")
+    func instance() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let first = try await Daemon(on: server)
+        let one = try #require(await Subscriber(to: first).reply?.instance)
+        #expect(try #require(await Subscriber(to: first).reply?.instance) == one)
+        #expect(await first.stop() == 0)
+        let second = try await Daemon(on: server)
+        let other = try #require(await Subscriber(to: second).reply?.instance)
+        #expect(other != one)
+    }
+
     @Test("Subscribing with since while presses stream in loses none and repeats none")
     func replayMeetsLive() async throws {
         let server = try AudioServer(.pulseaudio)

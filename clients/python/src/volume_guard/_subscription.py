@@ -30,6 +30,8 @@ class Subscription:
         None until the first reply when the caller asked for live presses only."""
         self.gestures = gestures
         self.states = states
+        self.instance: str | None = None
+        """The daemon run `since` belongs to (the `subscribed` reply's `instance`), once one replied."""
         self.resubscribe = False
         """Set when the connection must be dropped and the subscription made again at once (a new daemon)."""
         self._delay = FIRST_DELAY
@@ -55,7 +57,7 @@ class Subscription:
         if kind == "state":
             return [cast(State, message)] if self.states else []
         if kind == "subscribed":
-            return self._subscribed(message["last_seq"], message.get("gap", False))
+            return self._subscribed(message["last_seq"], message["instance"], message.get("gap", False))
         if kind == "error":
             if message["code"] != "too-slow":
                 raise VolumeGuardError(message["code"], message["message"])
@@ -63,10 +65,14 @@ class Subscription:
             log.warning("the daemon at %s dropped this client for reading too slowly; resuming", self.path)
         return []
 
-    def _subscribed(self, last_seq: int, gap: bool) -> list[Event]:
+    def _subscribed(self, last_seq: int, instance: str, gap: bool) -> list[Event]:
         self._delay = FIRST_DELAY
-        if self.since is not None and last_seq < self.since:
-            # Seqs count from 1 in each daemon: this is a new one. Its presses are wanted from its first.
+        # Seqs count from 1 in each run of the daemon. A `since` given by the caller, from no run known
+        # here, is taken for this run's unless this run has not come that far.
+        known = self.instance if self.instance is not None else instance
+        self.instance = instance
+        if self.since is not None and (instance != known or last_seq < self.since):
+            # A new daemon: the replay that follows is of the wrong presses; its own are wanted from its first.
             log.debug("the daemon at %s is a new one; replaying its presses from the first", self.path)
             self.since, self.resubscribe = 0, True
             return [Restart(type="restart", last_seq=last_seq)]
