@@ -128,14 +128,16 @@ struct Custodian: Hashable, Sendable {
         return [.report(.restoreRetried(sink: release.name, attempt: release.attempt))] + writes
     }
 
-    /// The connection is gone: no restore on it can be acknowledged or checked. The sinks are not
-    /// remembered for that: a release was asked for (a switch, a pause, the end), not a loss.
+    /// The connection is gone: no restore on it can be acknowledged or checked, so whether one took is
+    /// unknown. Its sink stays in custody, remembered: given back if seen again, and kept in the record
+    /// for the next start when the guard ends first.
     mutating func connectionLost() {
+        for release in releases { remembered[release.name] = release.original }
         releases = []
     }
 
     /// The remembered sinks are no longer answered for: at a clean end (a sink gone by then cannot be
-    /// given back), or on guarding again after a pause (those present were given back while paused).
+    /// given back).
     mutating func forgetRemembered() {
         remembered = [:]
         recorded = []

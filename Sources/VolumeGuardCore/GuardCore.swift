@@ -119,7 +119,7 @@ public struct GuardCore: Sendable {
             setState(.paused)
         case .resume:
             guard state == .paused else { break }
-            custodian.forgetRemembered()
+            // Those given back while paused left custody then; the rest (absent, or not read yet) stay.
             // A read made while paused (giving back recorded levels) is not one to guard by.
             inFlight.forget()
             setState(.connecting)

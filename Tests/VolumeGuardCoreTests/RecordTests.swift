@@ -23,6 +23,32 @@ struct RecordTests {
         #expect(h.sink(Name.speakers).level == Self.fullLevel)
     }
 
+    @Test("An exit whose restore the server never acknowledged, the connection lost, keeps the record for the next start")
+    func lostDuringTheRestore() {
+        var h = Harness.guarding([Self.full])
+        h.holdAcks = true
+        h.feed(.shutdown)
+        h.disconnect()
+        #expect(h.core.isReleased, "nothing more can be done on this connection")
+        #expect(h.core.custody == [Name.speakers: Self.fullLevel])
+        #expect(h.records.last != [:])
+    }
+
+    @Test("A resume before the paused connection's reading keeps the originals it had not given back yet")
+    func resumedBeforeGivingBack() {
+        var h = Harness([Self.full], default: Name.speakers, remembered: [Name.speakers: Self.fullLevel])
+        h.sinks[0].volume = .channels(Raw.full - 1, Raw.full - 1)
+        h.feed(.pause)
+        h.feed(.connected)
+        h.feed(.resume)
+        h.settle()
+        #expect(h.core.guarded?.original == Self.fullLevel)
+        #expect(h.records.allSatisfy { $0[Name.speakers] == Self.fullLevel })
+        h.feed(.shutdown)
+        h.settle()
+        #expect(h.sink(Name.speakers).level == Self.fullLevel)
+    }
+
     @Test("Presses do not rewrite the record; a switch of sinks records both until the old one is back")
     func onlyChangesAreRecorded() {
         let other = SimulatedSink(index: 2, name: Name.headset, [30000, 30000])
