@@ -42,6 +42,11 @@ struct Custodian: Hashable, Sendable {
     /// True once every sink given back has been read back at its original level (or given up on).
     var isReleased: Bool { releases.isEmpty }
 
+    /// Whether the sink named `name` is being given back.
+    func isGivingBack(_ name: String) -> Bool {
+        releases.contains { $0.name == name }
+    }
+
     /// Every original the core answers for, `held`'s among them.
     func custody(holding held: GuardCore.Guarded?) -> [String: SinkLevel] {
         var custody = remembered

@@ -94,5 +94,6 @@ extension GuardCore {
         dropGuarded()
         follower.forget()
         inFlight.forget()
+        awaitedRelease = nil
     }
 }

@@ -3,6 +3,12 @@ extension GuardCore {
     /// A reading of the sink looked for; nil when there is none.
     mutating func found(_ reading: SinkState?) {
         if let reading, follower.picks(reading.name) {
+            // Its restore may still be on its way, and be retried: held now, the sink would take it for
+            // a press, and its original for the held level.
+            guard !custodian.isGivingBack(reading.name) else {
+                awaitedRelease = reading.name
+                return
+            }
             adopt(reading)
         } else if state == .connecting || state == .guarding || state == .noSink {
             awaitDefault()

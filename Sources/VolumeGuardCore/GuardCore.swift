@@ -21,6 +21,8 @@ public struct GuardCore: Sendable {
     var now: Duration = .zero
     /// The actions of the event being handled, in order.
     var outbox: [GuardAction] = []
+    /// The sink to hold was found still being given back: it is looked for again once it is back.
+    var awaitedRelease: String?
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
     /// give back (it was killed). A sink among them is given that level in the end, not the one the
@@ -97,6 +99,10 @@ public struct GuardCore: Sendable {
         case .sinkRead(let ticket, let reading):
             if let actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
                 outbox += actions
+                if let awaited = awaitedRelease, !custodian.isGivingBack(awaited) {
+                    awaitedRelease = nil
+                    ask(follower.seek)
+                }
             } else if let changes = inFlight.answered(ticket) {
                 if let held = guarded { received(reading, of: held, changes: changes) } else { found(reading) }
                 readIfDue()

@@ -112,6 +112,21 @@ struct LifecycleTests {
         #expect(h.presses.isEmpty)
     }
 
+    @Test("resuming while the pause's restore is still checked holds the sink with that original, and writes no restore onto it")
+    func resumeDuringTheRestore() {
+        var h = Harness.guarding([Self.full])
+        h.skipWrites = 2  // pipewire-pulse skips the restore (its stale cache)
+        h.feed(.pause)
+        h.feed(.resume)
+        h.settle()
+        #expect(h.core.state == .guarding)
+        #expect(h.core.guarded?.original == Self.originalLevel)
+        #expect(h.presses.isEmpty)
+        h.feed(.shutdown)
+        h.settle()
+        #expect(h.sink(Name.speakers).level == Self.originalLevel)
+    }
+
     @Test("resume without a pause does nothing")
     func resumeUnpaused() {
         var h = Harness.guarding([Self.full])
