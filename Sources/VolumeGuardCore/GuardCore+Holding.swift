@@ -85,7 +85,7 @@ extension GuardCore {
     /// No sink is held any more: nothing of its writes or bursts is awaited.
     mutating func dropGuarded() {
         guarded = nil
-        inFlight.dropHeld()
+        inFlight.forget()
         counter.dropHeld()
     }
 
@@ -93,7 +93,6 @@ extension GuardCore {
     mutating func forget() {
         dropGuarded()
         follower.forget()
-        inFlight.forget()
         awaitedRelease = nil
     }
 }

@@ -83,14 +83,9 @@ struct InFlight: Hashable, Sendable {
         return read(&ids)
     }
 
-    /// No sink is held any more: no correction is awaited, nor is a sink due. A read on its way stays
-    /// awaited (it may be the one that finds the next sink).
-    mutating func dropHeld() {
-        if case .writing = state { state = .idle }
-        due = false
-    }
-
-    /// Nothing on its way is awaited any more: the connection changed, or the core stopped looking.
+    /// Nothing on its way is awaited any more: the sink held was let go (what is on its way is of that
+    /// sink: the core looks for the next one only after), the connection changed, or the core stopped
+    /// looking.
     mutating func forget() {
         state = .idle
         due = false

@@ -61,23 +61,6 @@ struct InFlightTests {
         #expect(readIfDue() != nil, "the verification")
     }
 
-    @Test("dropping the held sink forgets its writes and that it was due, but not a read on its way")
-    mutating func dropHeld() {
-        let tag = inFlight.write(&ids)
-        inFlight.dropHeld()
-        let acknowledged = inFlight.acknowledged(tag)
-        #expect(!acknowledged)
-        #expect(readIfDue() == nil)
-
-        let ticket = inFlight.read(&ids)
-        inFlight.sinkChanged()
-        inFlight.dropHeld()
-        #expect(inFlight.isReading)
-        let changes = inFlight.answered(ticket)
-        #expect(changes == 1)
-        #expect(readIfDue() == nil)
-    }
-
     @Test("forgetting drops the read on its way")
     mutating func forget() {
         let ticket = inFlight.read(&ids)

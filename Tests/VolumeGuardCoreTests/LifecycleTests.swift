@@ -66,6 +66,19 @@ struct LifecycleTests {
         #expect(h.core.state == .paused)
     }
 
+    @Test("a new default named while a read of the held sink is on its way drops its reply")
+    func newDefaultDropsRead() {
+        var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
+        h.clearLog()
+        h.userSets(Name.speakers, raw: 30000 + Raw.step5)
+        h.step() // the change event: the core reads; the reading is queued
+        h.feed(.defaultSink(nil))
+        h.settle()
+        #expect(h.presses.isEmpty)
+        #expect(h.states == [.noSink])
+        #expect(h.log.filter { if case .wakeUp = $0 { true } else { false } }.count == 1, "one recheck, not one more for the stale reply")
+    }
+
     @Test("resuming holds the level the sink has then")
     func resumeHoldsCurrent() {
         var h = Harness.guarding([Self.full])
