@@ -10,7 +10,7 @@ extension GuardCore {
                 return
             }
             adopt(reading)
-        } else if state == .connecting || state == .guarding || state == .noSink {
+        } else {
             awaitDefault()
         }
     }

@@ -153,7 +153,7 @@ public struct GuardCore: Sendable {
     /// Takes a new configuration. A sink the new selection does not pick is given back and another is
     /// looked for; a sink it still picks goes on being held (with its original: giving it back and
     /// reading it again could meet pipewire-pulse's stale cache), at the level the new margin and mute
-    /// rule give. New gesture thresholds apply from the next press.
+    /// rule give. New gesture thresholds apply from the next press; a hold in progress ends at once.
     private mutating func reconfigure(_ new: Configuration) {
         let old = configuration
         configuration = new

@@ -8,10 +8,6 @@
 public struct HeldLevel: Hashable, Sendable {
     /// How far inside each extreme the level is kept unless configured otherwise: one raw unit.
     public static let defaultMargin: UInt32 = 1
-    /// The highest held raw value with the default margin: one unit under 100 %.
-    public static let ceiling: UInt32 = SinkVolume.norm - defaultMargin
-    /// The lowest held raw value with the default margin: one unit over silence.
-    public static let floor: UInt32 = defaultMargin
 
     /// What the guard writes back after each press.
     public let volume: SinkVolume

@@ -110,8 +110,8 @@ struct EchoJudgeTests {
         #expect(judge.rendering == .unknown)
         #expect(judge.seen == Self.target, "counted from the held level: a press")
 
-        var atCeiling = EchoJudge(holding: HeldLevel(holding: .channels(Raw.full)), seen: Self.level(HeldLevel.ceiling))
-        atCeiling.wrote(correcting: Self.level(Raw.full - 10), to: Self.level(HeldLevel.ceiling), attempt: 0)
+        var atCeiling = EchoJudge(holding: HeldLevel(holding: .channels(Raw.full)), seen: Self.level((Raw.full - 1)))
+        atCeiling.wrote(correcting: Self.level(Raw.full - 10), to: Self.level((Raw.full - 1)), attempt: 0)
         atCeiling.sinkChanged()
         let capped = atCeiling.judge(Self.level(Raw.full), by: GuardCore.Configuration())
         #expect(capped == .change(verifying: true))
