@@ -57,8 +57,9 @@ public enum Daemon {
             hangups: hangups, load: reload, initial: configuration, sinkGuard: sinkGuard, threshold: threshold,
             notifier: notifier, logger: logger
         )
-        // Shut down in reverse: stop reloading, close the socket, give the sink back, then stop actions.
-        let services: [any Service] = [actions, sinkGuard, control, reloader]
+        // Shut down in reverse: stop reloading; give the sink back, telling subscribers and writing them
+        // every line before closing their connections; close the socket; then stop actions.
+        let services: [any Service] = [actions, control, sinkGuard, reloader]
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)

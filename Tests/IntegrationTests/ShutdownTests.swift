@@ -28,6 +28,9 @@ struct ShutdownTests {
         #expect(try server.volume(of: "guard_a") == [65536, 65536])
         #expect(try server.isMuted("guard_a"))
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        // Subscribers are told, and their connections closed after the last line.
+        #expect(await eventually { await subscriber.ended })
+        #expect(await subscriber.states.last?.state == .stopped)
     }
 
     @Test("A second daemon on the same socket refuses to start and leaves the first serving")
