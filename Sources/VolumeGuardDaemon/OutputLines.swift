@@ -16,13 +16,14 @@ struct OutputLines {
                 if !skipping { lines.append(text(of: pending)) }
                 pending.removeAll(keepingCapacity: true)
                 skipping = false
-            } else if !skipping {
+            } else if skipping {
+                continue
+            } else if pending.count == Self.maximumLength {
+                lines.append(text(of: pending) + " [cut]")
+                pending.removeAll(keepingCapacity: true)
+                skipping = true
+            } else {
                 pending.append(byte)
-                if pending.count == Self.maximumLength {
-                    lines.append(text(of: pending) + " [cut]")
-                    pending.removeAll(keepingCapacity: true)
-                    skipping = true
-                }
             }
         }
         return lines

@@ -21,6 +21,13 @@ struct OutputLinesTests {
         #expect(cut[1] == "next")
     }
 
+    @Test("A line of exactly the longest length is whole")
+    func longest() {
+        var lines = OutputLines()
+        let longest = String(repeating: "x", count: OutputLines.maximumLength)
+        #expect(lines.feed(Array((longest + "\n").utf8)) == [longest])
+    }
+
     @Test("Invalid UTF-8 is shown, not dropped")
     func invalid() {
         var lines = OutputLines()
