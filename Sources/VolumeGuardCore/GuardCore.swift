@@ -58,7 +58,6 @@ public struct GuardCore: Sendable {
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
             guard state != .stopped else { break }
             forget()
-            custodian.connectionLost()
             follower.connected()
             guard state != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.

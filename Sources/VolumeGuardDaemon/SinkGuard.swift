@@ -146,9 +146,8 @@ actor SinkGuard: Service, CustomStringConvertible {
     }
 
     /// Drops the connection, as if the server had gone, and makes a new one: after this turn of the guard.
-    /// Without a connection it does nothing: the next one, made or waited for, is new anyway.
+    /// The core asks for it only in answer to a reply, so there is a connection to drop.
     func dropConnection(reason: String) {
-        guard link.connection != nil else { return }
         let generation = link.generation
         schedule(at: .now) { $0.pulse(.disconnected(reason: reason), from: generation) }
     }

@@ -67,11 +67,10 @@ class Subscription:
 
     def _subscribed(self, last_seq: int, instance: str, gap: bool) -> list[Event]:
         self._delay = FIRST_DELAY
-        # Seqs count from 1 in each run of the daemon. A `since` given by the caller, from no run known
-        # here, is taken for this run's unless this run has not come that far.
-        known = self.instance if self.instance is not None else instance
-        self.instance = instance
-        if self.since is not None and (instance != known or last_seq < self.since):
+        # Seqs count from 1 in each run of the daemon. A run seen before tells a restart by its instance;
+        # a `since` the caller gave, of no run seen here, only by a `last_seq` lower than it.
+        seen, self.instance = self.instance, instance
+        if self.since is not None and (instance != seen if seen is not None else last_seq < self.since):
             # A new daemon: the replay that follows is of the wrong presses; its own are wanted from its first.
             log.debug("the daemon at %s is a new one; replaying its presses from the first", self.path)
             self.since, self.resubscribe = 0, True
