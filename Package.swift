@@ -109,7 +109,11 @@ let package = Package(
                 "VolumeGuardDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The static Swift runtime links with -export-dynamic, which puts every symbol of every module
+            // into the dynamic symbol table: 1.5 MB that nothing looks up (nothing loads this executable
+            // as a library), kept by strip. Without them a crash's backtrace shows addresses, not names.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))]
         ),
         .testTarget(
             name: "VolumeGuardCoreTests",
