@@ -2,14 +2,29 @@
 /// time it happened, it returns the `GuardAction`s to perform. No IO, no clock of its own, no threads:
 /// every rule can be tested by feeding events.
 ///
-/// The rules live in small machines, each with one concern; the core keeps the lifecycle (`GuardState`)
-/// and hands each event to the machines it concerns (docs/DESIGN.md, "The core", says which owns which
-/// rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`, `PressCounter`, `GestureDetector`,
-/// `Custodian` and `InFlight`. What it does with a reading of the held sink is in GuardCore+Holding.swift; how it finds
-/// the sink to hold, in GuardCore+Seeking.swift.
+/// The rules live in small machines, each with one concern; the core keeps its `Phase`, whose guarding
+/// case carries the sink held, and hands each event to the machines it concerns (docs/DESIGN.md, "The
+/// core", says which owns which rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`,
+/// `PressCounter`, `GestureDetector`, `Custodian` and `InFlight`. What it does with a reading of the held
+/// sink is in GuardCore+Holding.swift; how it finds the sink to hold, in GuardCore+Seeking.swift.
 public struct GuardCore: Sendable {
-    public internal(set) var state: GuardState = .connecting
-    public internal(set) var guarded: Guarded?
+    /// What the core is doing. Only the guarding phase holds a sink, so no other can act on one.
+    public enum Phase: Hashable, Sendable {
+        /// Not connected to an audio server, or connected and looking for the first sink to hold.
+        case connecting
+        /// Holding a sink: its key changes are presses.
+        case guarding(Guarded)
+        /// A sink was given back (the default or the selection changed) and the next is looked for.
+        case switching
+        /// Connected, but there is no sink to hold: waiting for one to appear, or for a default.
+        case noSink
+        /// Letting the keys act normally.
+        case paused
+        /// Shutting down: the sinks are given back (`isReleased` says when they are), and none is held again.
+        case stopped
+    }
+
+    public internal(set) var phase = Phase.connecting
     private(set) var configuration: Configuration
     var follower: SinkFollower
     var counter: PressCounter
@@ -17,10 +32,6 @@ public struct GuardCore: Sendable {
     var gestures: GestureDetector
     var inFlight = InFlight()
     var ids = RequestIDs()
-    /// The time of the event being handled.
-    var now: Duration = .zero
-    /// The actions of the event being handled, in order.
-    var outbox: [GuardAction] = []
     /// The sink to hold was found still being given back: it is looked for again once it is back.
     var awaitedRelease: String?
 
@@ -38,7 +49,23 @@ public struct GuardCore: Sendable {
     public var presses: PressCounts { counter.presses }
     /// The seq of the last press published; 0 before the first.
     public var lastSeq: UInt64 { counter.lastSeq }
-    var keyStep: KeyStep { counter.keyStep }
+
+    /// The sink held, while guarding.
+    public var guarded: Guarded? {
+        if case .guarding(let held) = phase { held } else { nil }
+    }
+
+    /// What the guard is doing, as status replies and subscribers are told: switching sinks is still
+    /// guarding, with no sink named until the next one is held.
+    public var state: GuardState {
+        switch phase {
+        case .connecting: .connecting
+        case .guarding, .switching: .guarding
+        case .noSink: .noSink
+        case .paused: .paused
+        case .stopped: .stopped
+        }
+    }
 
     /// The original levels the core is answerable for, by sink name: the held sink's, those being given
     /// back, and those of sinks lost (or recorded by a previous run) that will be given back if seen.
@@ -52,135 +79,141 @@ public struct GuardCore: Sendable {
 
     /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
-        self.now = now
+        var actions = react(to: event, at: now)
+        if let record = custodian.announce(holding: guarded) { actions.insert(record, at: 0) }
+        return actions
+    }
+
+    private mutating func react(to event: GuardEvent, at now: Duration) -> [GuardAction] {
         switch event {
         case .connected:
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
-            guard state != .stopped else { break }
+            guard phase != .stopped else { return [] }
             forget()
             follower.connected()
-            guard state != .paused else {
+            guard phase != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.
-                if !custodian.remembered.isEmpty { ask(.readAll) }
-                break
+                return custodian.remembered.isEmpty ? [] : ask(.readAll)
             }
-            setState(.connecting)
-            ask(follower.seek)
+            return enter(.connecting) + ask(follower.seek)
         case .disconnected:
-            outbox += gestures.interrupt(at: now).map(GuardAction.gesture)
+            var actions = gestures.interrupt(at: now).map(GuardAction.gesture)
             if let guarded { custodian.remember(guarded) }
             forget()
             custodian.connectionLost()
-            if state != .paused && state != .stopped { setState(.connecting) }
+            if phase != .paused && phase != .stopped { actions += enter(.connecting) }
+            return actions
         case .serverChanged:
-            if state != .stopped { ask(follower.askDefault) }
+            return phase == .stopped ? [] : ask(follower.askDefault)
         case .defaultSink(let name):
-            guard state != .stopped, follower.follow(name, holding: guarded?.name, reading: inFlight.isReading) else { break }
-            release()
-            guard state != .paused else { break }
-            if let name { ask(.read(.name(name))) } else { awaitDefault() }
+            guard phase != .stopped, follower.follow(name, holding: guarded?.name, reading: inFlight.isReading) else { return [] }
+            let released = release()
+            guard phase != .paused else { return released }
+            return released + (name.map { ask(.read(.name($0))) } ?? awaitDefault())
         case .sinkAdded(let index):
-            if waitsForSink { ask(follower.sinkAdded(index)) }
+            return waitsForSink ? ask(follower.sinkAdded(index)) : []
         case .sinksRead(let ticket, let sinks):
-            guard inFlight.answered(ticket) != nil else { break }
-            guard state != .paused else {
-                outbox += custodian.giveBackRemembered(sinks, ids: &ids)
-                break
-            }
+            guard inFlight.answered(ticket) != nil else { return [] }
+            guard phase != .paused else { return custodian.giveBackRemembered(sinks, ids: &ids) }
             follower.listed(sinks)
-            found(follower.chosen(among: sinks))
+            return found(follower.chosen(among: sinks))
         case .sinkChanged(let index):
-            guard index == guarded?.index else { break }
+            guard index == guarded?.index else { return [] }
             inFlight.sinkChanged()
-            guarded?.sinkChanged()
-            readIfDue()
+            modifyGuarded { $0.sinkChanged() }
+            return readIfDue()
         case .sinkRemoved(let index):
-            if let lost = guarded, index == lost.index { lose(lost) }
+            guard let lost = guarded, index == lost.index else { return [] }
+            return lose(lost)
         case .sinkRead(let ticket, let reading):
-            if let actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
-                outbox += actions
+            if var actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
                 if let awaited = awaitedRelease, !custodian.isGivingBack(awaited) {
                     awaitedRelease = nil
-                    ask(follower.seek)
+                    actions += ask(follower.seek)
                 }
-            } else if let changes = inFlight.answered(ticket) {
-                if let held = guarded { received(reading, of: held, changes: changes) } else { found(reading) }
-                readIfDue()
+                return actions
             }
+            guard let changes = inFlight.answered(ticket) else { return [] }
+            let actions = if let held = guarded { received(reading, of: held, changes: changes, at: now) } else { found(reading) }
+            return actions + readIfDue()
         case .written(let tag):
-            if let actions = custodian.acknowledged(tag, ids: &ids) {
-                outbox += actions
-            } else if inFlight.acknowledged(tag) {
-                guarded?.acknowledged(at: now)
-                readIfDue()
-            }
+            if let actions = custodian.acknowledged(tag, ids: &ids) { return actions }
+            guard inFlight.acknowledged(tag) else { return [] }
+            modifyGuarded { $0.acknowledged(at: now) }
+            return readIfDue()
         case .wakeUp:
-            tell(gestures.wakeUp(at: now))
-            checkBurst()
-            if waitsForSink { ask(follower.askDefault) }
+            return tell(gestures.wakeUp(at: now)) + checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
         case .pause:
-            guard state != .paused, state != .stopped else { break }
-            release()
+            guard phase != .paused, phase != .stopped else { return [] }
+            let released = release()
             forget()
-            setState(.paused)
+            return released + enter(.paused)
         case .resume:
-            guard state == .paused else { break }
+            guard phase == .paused else { return [] }
             // Those given back while paused left custody then; the rest (absent, or not read yet) stay.
             // A read made while paused (giving back recorded levels) is not one to guard by.
             inFlight.forget()
-            setState(.connecting)
-            ask(follower.seek)
+            return enter(.connecting) + ask(follower.seek)
         case .reconfigure(let new):
-            reconfigure(new)
+            return reconfigure(new, at: now)
         case .shutdown:
-            guard state != .stopped else { break }
-            release()
+            guard phase != .stopped else { return [] }
+            let released = release()
             forget()
             // A sink that is gone at the end cannot be given back: its record ends with this run.
             custodian.forgetRemembered()
-            setState(.stopped)
+            return released + enter(.stopped)
         }
-        if let record = custodian.announce(holding: guarded) { outbox.insert(record, at: 0) }
-        defer { outbox = [] }
-        return outbox
     }
 
     /// There is no sink to hold and none is being read: a sink that appears, or a recheck, is worth a look.
     private var waitsForSink: Bool {
-        guarded == nil && !inFlight.isReading && state == .noSink
+        phase == .noSink && !inFlight.isReading
     }
 
     /// Takes a new configuration. A sink the new selection does not pick is given back and another is
     /// looked for; a sink it still picks goes on being held (with its original: giving it back and
     /// reading it again could meet pipewire-pulse's stale cache), at the level the new margin and mute
     /// rule give. New gesture thresholds apply from the next press; a hold in progress ends at once.
-    private mutating func reconfigure(_ new: Configuration) {
+    private mutating func reconfigure(_ new: Configuration, at now: Duration) -> [GuardAction] {
         let old = configuration
         configuration = new
         follower.selection = new.selection
         counter.configure(keyStep: new.keyStep)
+        var actions: [GuardAction] = []
         if new.gestures != old.gestures {
             // A hold in progress ends, told as such; the next presses are judged by the new thresholds.
-            outbox += gestures.interrupt(at: now).map(GuardAction.gesture)
+            actions += gestures.interrupt(at: now).map(GuardAction.gesture)
             gestures = GestureDetector(configuration: new.gestures)
         }
-        guard state == .guarding || state == .noSink else { return }
-        if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
-            release()
-            follower.forget()
-            ask(follower.seek)
-            return
+        switch phase {
+        case .guarding, .switching, .noSink: break
+        case .connecting, .paused, .stopped: return actions
         }
-        guard guarded != nil, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return }
-        guarded?.rehold(margin: new.clampMargin)
+        if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
+            actions += release()
+            follower.forget()
+            return actions + ask(follower.seek)
+        }
+        guard guarded != nil, new.clampMargin != old.clampMargin || new.guardsMute != old.guardsMute else { return actions }
+        modifyGuarded { $0.rehold(margin: new.clampMargin) }
         // The next reading is judged against the new target and corrected to it.
         inFlight.markDue()
-        readIfDue()
+        return actions + readIfDue()
     }
 
-    mutating func setState(_ new: GuardState) {
-        guard new != state else { return }
-        state = new
-        outbox.append(.stateChanged(new))
+    /// Moves to `next`; says so when the state reported changes.
+    mutating func enter(_ next: Phase) -> [GuardAction] {
+        let reported = state
+        phase = next
+        return state == reported ? [] : [.stateChanged(state)]
+    }
+
+    /// Changes the sink held, if one is, in place.
+    mutating func modifyGuarded<Result>(_ change: (inout Guarded) -> Result) -> Result? {
+        guard case .guarding(var held) = phase else { return nil }
+        let result = change(&held)
+        phase = .guarding(held)
+        return result
     }
 }

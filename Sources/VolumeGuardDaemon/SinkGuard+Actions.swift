@@ -89,6 +89,8 @@ extension SinkGuard {
 
     /// Tells subscribers, and systemd, the guard's state and guarded sink when either changed.
     private func announceState() {
+        // The middle of a switch of sinks is not worth a line: the next sink held is.
+        guard core.phase != .switching else { return }
         let current = StateMessage(state: core.state, sink: core.guarded?.name)
         let (sent, dropped) = hub.announce(current)
         noteCutLoose(dropped)

@@ -50,11 +50,10 @@ struct SubscriberHub {
         broadcast(line, gesture: true)
     }
 
-    /// Sends `state` if it is news: the state or the guarded sink changed. `guarding` without a sink is
-    /// the middle of a switch of sinks, not worth a line. Returns whether it was sent, and how many
-    /// subscribers were cut loose.
+    /// Sends `state` if it is news: the state or the guarded sink changed. Returns whether it was sent, and
+    /// how many subscribers were cut loose.
     mutating func announce(_ state: StateMessage) -> (sent: Bool, cutLoose: Int) {
-        guard state != announced, state.state != .guarding || state.sink != nil else { return (false, 0) }
+        guard state != announced else { return (false, 0) }
         announced = state
         return (true, broadcast(ByteBuffer(line: state)))
     }

@@ -94,7 +94,7 @@ struct KeyStepTests {
         var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
         h.userMoves(Name.speakers, by: Int64(Raw.step5))
         h.settle()
-        #expect(h.core.keyStep.current == nil, "not yet a sample: more presses may follow at once")
+        #expect(h.core.counter.keyStep.current == nil, "not yet a sample: more presses may follow at once")
         h.userMoves(Name.speakers, by: 9830) // +15 %: three 5 % presses merged into one event
         h.settle()
         #expect(h.presses.map(\.count) == [1, 3])
@@ -130,7 +130,7 @@ struct KeyStepTests {
         h.userSets(Name.speakers, raw: Raw.full)
         h.settle()
         #expect(h.presses.map(\.count) == [1])
-        #expect(h.core.keyStep.current == nil)
+        #expect(h.core.counter.keyStep.current == nil)
     }
 }
 
@@ -147,7 +147,7 @@ struct StepIsolationTests {
             h.userMoves(Name.speakers, by: 2 * Int64(Raw.step5))
             h.settle()
         }
-        #expect(h.core.keyStep.current == Raw.step5)
+        #expect(h.core.counter.keyStep.current == Raw.step5)
         // Twice more: three merged burst starts would outvote the one true sample, whatever the median.
         for _ in 0..<2 {
             h.wait(.seconds(1))
@@ -159,12 +159,12 @@ struct StepIsolationTests {
                 h.settle()
             }
         }
-        #expect(h.core.keyStep.current == Raw.step5)
+        #expect(h.core.counter.keyStep.current == Raw.step5)
         h.wait(.seconds(1))
         h.pace = .seconds(1)
         h.userMoves(Name.speakers, by: Int64(Raw.step5))
         h.settle()
-        #expect(h.core.keyStep.current == Raw.step5)
+        #expect(h.core.counter.keyStep.current == Raw.step5)
         #expect(h.presses.last?.count == 1)
     }
 
@@ -175,7 +175,7 @@ struct StepIsolationTests {
             h.userMoves(Name.speakers, by: 3277)
             h.settle()
         }
-        #expect(h.core.keyStep.current == 3277)
+        #expect(h.core.counter.keyStep.current == 3277)
         // A held key whose repeats the guard sees merged in pairs, from the first (a person's pace after
         // the taps) on.
         for press in 0..<10 {
@@ -183,7 +183,7 @@ struct StepIsolationTests {
             h.userMoves(Name.speakers, by: 6554)
             h.settle()
         }
-        #expect(h.core.keyStep.current == 3277)
+        #expect(h.core.counter.keyStep.current == 3277)
         // The first counts 2. The repeats land where the run has already been: one step each, as a key
         // stepping from a reading taken before the guard put the level back would (docs/DESIGN.md,
         // counting: fewer steps win).
