@@ -23,12 +23,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
-        // libpulse, from the system (Debian: libpulse-dev).
-        .systemLibrary(
-            name: "CPulse",
-            pkgConfig: "libpulse",
-            providers: [.apt(["libpulse-dev"])]
-        ),
+        // libpulse, from the system (Debian: libpulse-dev, which scripts/setup installs). Its headers are in
+        // /usr/include and the module map links it, so pkg-config is not asked: libpulse.pc's flags
+        // (-D_REENTRANT, -pthread) are ones SwiftPM refuses, with a warning on every build.
+        .systemLibrary(name: "CPulse"),
         // The guard's decisions: pure values, no IO, no clock of its own.
         .target(name: "VolumeGuardCore"),
         // libpulse's async API as Swift async functions and an event stream.
@@ -85,6 +83,7 @@ let package = Package(
             name: "GuardConfig",
             dependencies: [
                 "GuardSettings",
+                "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -105,7 +104,9 @@ let package = Package(
             name: "volume-guard",
             dependencies: [
                 "ClientCommands",
+                "GuardProtocol",
                 "GuardSettings",
+                "VolumeGuardCore",
                 "VolumeGuardDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
