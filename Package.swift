@@ -27,18 +27,15 @@ let package = Package(
         // /usr/include and the module map links it, so pkg-config is not asked: libpulse.pc's flags
         // (-D_REENTRANT, -pthread) are ones SwiftPM refuses, with a warning on every build.
         .systemLibrary(name: "CPulse"),
-        // The guard's decisions: pure values, no IO, no clock of its own.
-        .target(name: "VolumeGuardCore"),
+        // The guard's decisions: pure values, no IO, no clock of its own. It speaks the wire's vocabulary.
+        .target(name: "VolumeGuardCore", dependencies: ["GuardProtocol"]),
         // libpulse's async API as Swift async functions and an event stream.
         .target(
             name: "PulseBridge",
             dependencies: ["CPulse", "VolumeGuardCore"]
         ),
-        // The newline-JSON wire format shared by the daemon and its clients.
-        .target(
-            name: "GuardProtocol",
-            dependencies: ["VolumeGuardCore"]
-        ),
+        // The newline-JSON wire format shared by the daemon and its clients, and the vocabulary its lines use.
+        .target(name: "GuardProtocol"),
         // A small async client of the control socket (the CLI and tests use it).
         .target(
             name: "VolumeGuardClient",
@@ -74,6 +71,7 @@ let package = Package(
         .target(
             name: "GuardSettings",
             dependencies: [
+                "GuardProtocol",
                 "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -118,7 +116,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VolumeGuardCoreTests",
-            dependencies: ["VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["GuardProtocol", "VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "GuardProtocolTests",
@@ -127,7 +125,7 @@ let package = Package(
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(
             name: "VolumeGuardDaemonTests",
-            dependencies: ["VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["VolumeGuardDaemon", "GuardConfig", "GuardProtocol", "GuardSettings", "VolumeGuardCore", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,3 +1,4 @@
+import GuardProtocol
 import FoundationEssentials
 import Glibc
 import VolumeGuardCore

@@ -1,13 +1,11 @@
-import VolumeGuardCore
-
 /// A level as clients see it: the loudest channel in percent, and every channel's raw value.
 public struct LevelMessage: Hashable, Sendable, Codable {
     public var percent: Double
     public var raw: [UInt32]
 
-    public init(_ volume: SinkVolume) {
-        percent = (volume.percent * 100).rounded() / 100
-        raw = volume.channels
+    public init(percent: Double, raw: [UInt32]) {
+        self.percent = percent
+        self.raw = raw
     }
 }
 
@@ -16,10 +14,10 @@ public struct PressCountsMessage: Hashable, Sendable, Codable {
     public var down: Int
     public var mute: Int
 
-    public init(_ counts: PressCounts) {
-        up = counts.up
-        down = counts.down
-        mute = counts.mute
+    public init(up: Int, down: Int, mute: Int) {
+        self.up = up
+        self.down = down
+        self.mute = mute
     }
 }
 
@@ -103,11 +101,11 @@ public struct PressMessage: Hashable, Sendable, Codable {
     /// When the guard saw it: ISO 8601, UTC, milliseconds.
     public var time: String
 
-    public init(_ press: Press, time: String) {
-        seq = press.seq
-        direction = press.direction
-        count = press.count
-        sink = press.sink
+    public init(seq: UInt64, direction: Direction, count: Int, sink: String, time: String) {
+        self.seq = seq
+        self.direction = direction
+        self.count = count
+        self.sink = sink
         self.time = time
     }
 }
@@ -116,7 +114,7 @@ public struct PressMessage: Hashable, Sendable, Codable {
 /// exactly as they are.
 public struct GestureMessage: Hashable, Sendable, Codable {
     public var type = "gesture"
-    public var gesture: Gesture.Kind
+    public var gesture: GestureKind
     public var direction: Direction
     /// The seq of the press that completed the gesture.
     public var seq: UInt64
@@ -126,11 +124,11 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     /// When the guard told it: ISO 8601, UTC, milliseconds.
     public var time: String
 
-    public init(_ gesture: Gesture, sink: String?, time: String) {
-        self.gesture = gesture.kind
-        direction = gesture.direction
-        seq = gesture.seq
-        presses = gesture.presses
+    public init(gesture: GestureKind, direction: Direction, seq: UInt64, presses: Int, sink: String?, time: String) {
+        self.gesture = gesture
+        self.direction = direction
+        self.seq = seq
+        self.presses = presses
         self.sink = sink
         self.time = time
     }

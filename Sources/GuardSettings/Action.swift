@@ -1,3 +1,4 @@
+import GuardProtocol
 import VolumeGuardCore
 
 /// A command the daemon runs on a press: `[[action]]` in the config file.

@@ -1,22 +1,15 @@
+import GuardProtocol
+
 /// A gesture made of presses: a key held down, or pressed twice quickly.
 public struct Gesture: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable, Codable {
-        /// Presses of one direction began repeating at auto-repeat pace: the key is held.
-        case holdStart = "hold_start"
-        /// The repeats stopped: the key was let go (or the direction changed, or the server went away).
-        case holdEnd = "hold_end"
-        /// Two separate presses of one direction within the double-press window.
-        case double
-    }
-
-    public var kind: Kind
+    public var kind: GestureKind
     public var direction: Direction
     /// The seq of the press that completed the gesture.
     public var seq: UInt64
     /// How many key steps the gesture spans so far.
     public var presses: Int
 
-    public init(kind: Kind, direction: Direction, seq: UInt64, presses: Int) {
+    public init(kind: GestureKind, direction: Direction, seq: UInt64, presses: Int) {
         self.kind = kind
         self.direction = direction
         self.seq = seq

@@ -1,3 +1,5 @@
+import GuardProtocol
+
 /// What the guard core asks its shell to do, in order.
 public enum GuardAction: Hashable, Sendable {
     /// Ask the server for its default sink; reply with `GuardEvent.defaultSink`.

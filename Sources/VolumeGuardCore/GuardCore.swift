@@ -1,3 +1,5 @@
+import GuardProtocol
+
 /// The guard's decisions, as a pure value: fed `GuardEvent`s in the order they happened, each with the
 /// time it happened, it returns the `GuardAction`s to perform. No IO, no clock of its own, no threads:
 /// every rule can be tested by feeding events.

@@ -1,9 +1,4 @@
-/// Which key a press stands for.
-public enum Direction: String, Hashable, Sendable, CaseIterable, Codable {
-    case up
-    case down
-    case mute
-}
+import GuardProtocol
 
 /// One change a person made to the guarded sink, reported to subscribers.
 public struct Press: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import GuardProtocol
+
 /// Counts the presses a reading of the held sink shows, in key steps, and says when the sink must not
 /// be put back yet. Every counting rule lives here.
 ///

@@ -1,3 +1,4 @@
+import GuardProtocol
 import VolumeGuardCore
 #if canImport(Glibc)
 import Glibc

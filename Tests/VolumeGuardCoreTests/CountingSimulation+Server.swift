@@ -1,3 +1,4 @@
+import GuardProtocol
 @testable import VolumeGuardCore
 
 /// The simulated server: its requests, its register, its read-back and events.

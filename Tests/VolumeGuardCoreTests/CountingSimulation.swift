@@ -1,3 +1,4 @@
+import GuardProtocol
 @testable import VolumeGuardCore
 
 /// The guard, its server and the generated clients, on one virtual clock.

@@ -1,3 +1,4 @@
+import GuardProtocol
 import VolumeGuardCore
 import Testing
 

@@ -1,3 +1,4 @@
+import GuardProtocol
 @testable import VolumeGuardCore
 import PropertyBased
 import Testing

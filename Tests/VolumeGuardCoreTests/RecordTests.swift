@@ -1,3 +1,4 @@
+import GuardProtocol
 import VolumeGuardCore
 import Testing
 
@@ -184,7 +185,7 @@ struct ReconfigureTests {
             h.userMoves(Name.speakers, by: 3277)
             h.settle()
         }
-        var told: [Gesture.Kind] { h.log.compactMap { if case .gesture(let gesture) = $0 { gesture.kind } else { nil } } }
+        var told: [GestureKind] { h.log.compactMap { if case .gesture(let gesture) = $0 { gesture.kind } else { nil } } }
         #expect(told == [.holdStart])
         h.feed(.reconfigure(.init(gestures: .init(repeatPeriod: .milliseconds(20)))))
         #expect(told == [.holdStart, .holdEnd])

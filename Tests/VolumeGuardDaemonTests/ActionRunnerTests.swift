@@ -1,3 +1,4 @@
+import GuardProtocol
 import GuardSettings
 import Foundation
 import VolumeGuardCore

@@ -1,0 +1,31 @@
+import GuardProtocol
+import Testing
+import VolumeGuardCore
+@testable import VolumeGuardDaemon
+
+@Suite("The core's values on the wire")
+struct WireMessagesTests {
+    @Test("A level reports the loudest channel in percent, to two decimals, and every raw channel")
+    func level() {
+        let level = LevelMessage(SinkVolume(channels: [32768, 16384, 21845]))
+        #expect(level.percent == 50)
+        #expect(level.raw == [32768, 16384, 21845])
+        #expect(LevelMessage(SinkVolume(channels: [21845])).percent == 33.33)
+    }
+
+    @Test("A press and a gesture keep every field of the core's")
+    func pressAndGesture() {
+        let press = PressMessage(Press(seq: 5, direction: .down, count: 2, sink: "guard_a"), time: "t")
+        #expect(press == PressMessage(seq: 5, direction: .down, count: 2, sink: "guard_a", time: "t"))
+        let gesture = GestureMessage(Gesture(kind: .double, direction: .up, seq: 7, presses: 2), sink: "guard_a", time: "t")
+        #expect(gesture == GestureMessage(gesture: .double, direction: .up, seq: 7, presses: 2, sink: "guard_a", time: "t"))
+    }
+
+    @Test("The counts are sent per direction")
+    func counts() {
+        var counts = PressCounts()
+        counts[.up] = 3
+        counts[.mute] = 1
+        #expect(PressCountsMessage(counts) == PressCountsMessage(up: 3, down: 0, mute: 1))
+    }
+}
