@@ -12,7 +12,7 @@ struct Custodian: Hashable, Sendable {
     private struct Release: Hashable, Sendable {
         enum Phase: Hashable, Sendable {
             /// The restore writes, until each is acknowledged.
-            case restoring(Set<ResetTag>)
+            case restoring(Set<WriteTag>)
             /// The reading that tells whether they took.
             case checking(ReadTicket)
         }
@@ -99,7 +99,7 @@ struct Custodian: Hashable, Sendable {
 
     /// An acknowledgement of a restore write, or nil when it is none: once a release's writes are all
     /// acknowledged, the sink is read to check them.
-    mutating func acknowledged(_ tag: ResetTag, ids: inout RequestIDs) -> [GuardAction]? {
+    mutating func acknowledged(_ tag: WriteTag, ids: inout RequestIDs) -> [GuardAction]? {
         for position in releases.indices {
             guard case .restoring(var writes) = releases[position].phase, writes.remove(tag) != nil else { continue }
             guard writes.isEmpty else {

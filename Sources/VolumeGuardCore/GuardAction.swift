@@ -15,9 +15,9 @@ public enum GuardAction: Hashable, Sendable {
     /// Read every sink; reply with `GuardEvent.sinksRead` carrying the same ticket.
     case readSinks(ReadTicket)
     /// Set every channel of the sink; acknowledge with `GuardEvent.written`.
-    case setVolume(sink: UInt32, SinkVolume, ResetTag)
+    case setVolume(sink: UInt32, SinkVolume, WriteTag)
     /// Set the sink's mute; acknowledge with `GuardEvent.written`.
-    case setMute(sink: UInt32, Bool, ResetTag)
+    case setMute(sink: UInt32, Bool, WriteTag)
     /// The original levels in the core's custody changed: record them where a later run will find them,
     /// before performing the actions that follow (the first write to a newly held sink comes after).
     /// Empty once every sink has been given back.

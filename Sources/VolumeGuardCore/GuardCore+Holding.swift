@@ -27,7 +27,7 @@ extension GuardCore {
             counter.read(level, holding: current.target, at: now)
             phase = .guarding(current)
             let burst = checkBurst(at: now)
-            return actions + (burst.holdsBack ? burst.actions : holdTarget(correcting: level, attempt: 0))
+            return actions + (burst.defers ? burst.actions : holdTarget(correcting: level, attempt: 0))
         }
     }
 
@@ -39,9 +39,9 @@ extension GuardCore {
         return writes
     }
 
-    /// While the counter holds back a burst: asks to be woken when it may have paused, or reads the sink
-    /// once it has. `holdsBack` is false when it does not hold back.
-    mutating func checkBurst(at now: Duration) -> (holdsBack: Bool, actions: [GuardAction]) {
+    /// While the counter defers the reset of a burst: asks to be woken when it may have paused, or reads the sink
+    /// once it has. `defers` is false when it does not defer it.
+    mutating func checkBurst(at now: Duration) -> (defers: Bool, actions: [GuardAction]) {
         switch counter.checkBurst(at: now) {
         case nil: return (false, [])
         case .wait(let delay): return (true, [.wakeUp(after: delay)])

@@ -21,7 +21,7 @@ public enum GuardEvent: Hashable, Sendable {
     case sinksRead(ReadTicket, [SinkState])
     /// Acknowledgement of a write the core issued, taken or refused: either way the reading after it
     /// tells what the sink holds.
-    case written(ResetTag)
+    case written(WriteTag)
     /// Let the keys act normally until `resume`.
     case pause
     /// Guard again, holding the sink's current level.

@@ -12,7 +12,7 @@ struct InFlight: Hashable, Sendable {
         /// A read is on its way; `changes` change events of the held sink came since it was asked for.
         case reading(ReadTicket, changes: Int)
         /// The writes of a correction, until each is acknowledged.
-        case writing(Set<ResetTag>)
+        case writing(Set<WriteTag>)
     }
 
     private var state = State.idle
@@ -31,7 +31,7 @@ struct InFlight: Hashable, Sendable {
     }
 
     /// Issues one write of a correction. The core corrects only what it has just read, so no read is in flight.
-    mutating func write(_ ids: inout RequestIDs) -> ResetTag {
+    mutating func write(_ ids: inout RequestIDs) -> WriteTag {
         let tag = ids.tag()
         if case .writing(let tags) = state {
             state = .writing(tags.union([tag]))
@@ -60,7 +60,7 @@ struct InFlight: Hashable, Sendable {
     }
 
     /// An acknowledgement: true when it was the last of the correction's writes, which makes the sink due.
-    mutating func acknowledged(_ tag: ResetTag) -> Bool {
+    mutating func acknowledged(_ tag: WriteTag) -> Bool {
         guard case .writing(var tags) = state, tags.remove(tag) != nil else { return false }
         guard tags.isEmpty else {
             state = .writing(tags)

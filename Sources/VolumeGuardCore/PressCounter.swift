@@ -7,7 +7,7 @@ import GuardProtocol
 /// press in the last `KeyStep.isolation`: auto-repeat, a script) a reading counts several steps only
 /// beyond every one of the *run levels* and `seen`, and one otherwise (`base`): never more steps than a
 /// client made. In a *burst* (presses closer than `burstGap`, which only programs make) the counter
-/// *holds back*: nothing is written until the burst pauses for `burstQuiet`, and each reading is counted
+/// *defers the reset*: nothing is written until the burst pauses for `burstQuiet`, and each reading is counted
 /// from the one before. docs/DESIGN.md, "Counting: the rule and its proof sketch", argues why.
 struct PressCounter: Hashable, Sendable {
     /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
@@ -43,7 +43,7 @@ struct PressCounter: Hashable, Sendable {
     /// on: a reset written then would land among the program's steps and wipe out those before it.
     static let burstChanges = 3
 
-    /// What holding back asks for, when the counter is asked whether it still holds back.
+    /// What deferring the reset asks for, when the counter is asked whether it still defers it.
     enum BurstCheck: Hashable, Sendable {
         /// The burst may go on: look again after this long.
         case wait(Duration)
@@ -62,7 +62,7 @@ struct PressCounter: Hashable, Sendable {
     /// step from any of them (see `base`); a reading outside a run clears them.
     private(set) var runLevels: [UInt32] = []
     /// Changes are coming faster than keys repeat: the held level waits until they pause.
-    private(set) var isHoldingBack = false
+    private(set) var isDeferringReset = false
 
     init(keyStep: UInt32?) {
         self.keyStep = KeyStep(configured: keyStep)
@@ -111,11 +111,11 @@ struct PressCounter: Hashable, Sendable {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             press = record(.mute, count: 1, on: sink, at: now)
         }
-        if burst, level != seen { isHoldingBack = true }
+        if burst, level != seen { isDeferringReset = true }
         // Where the program's next step would meet 0 % or 100 %, the burst is put back now: clients stop
         // there, and a step that changes nothing raises no event, so it would go unseen.
-        if isHoldingBack, let press, let step, !Self.hasRoom(for: step, from: loudest, going: press.direction) {
-            isHoldingBack = false
+        if isDeferringReset, let press, let step, !Self.hasRoom(for: step, from: loudest, going: press.direction) {
+            isDeferringReset = false
         }
         return press
     }
@@ -137,12 +137,12 @@ struct PressCounter: Hashable, Sendable {
         if runLevels.count > Self.runLevelsKept { runLevels.removeFirst() }
     }
 
-    /// While holding back: ends it once the burst has paused, or says when it may have. Nil when not
-    /// holding back.
+    /// While the reset is deferred: ends that once the burst has paused, or says when it may have. Nil
+    /// when it is not deferred.
     mutating func checkBurst(at now: Duration) -> BurstCheck? {
-        guard isHoldingBack else { return nil }
+        guard isDeferringReset else { return nil }
         guard pressCame(within: Self.burstQuiet, at: now), let lastPress else {
-            isHoldingBack = false
+            isDeferringReset = false
             return .paused
         }
         return .wait(lastPress + Self.burstQuiet - now)
@@ -151,7 +151,7 @@ struct PressCounter: Hashable, Sendable {
     /// No sink is held any more: its run levels and its burst count for nothing.
     mutating func dropHeld() {
         runLevels = []
-        isHoldingBack = false
+        isDeferringReset = false
     }
 
     /// How a reading (its loudest channel) counts, against `seen`, the level accounted for, while the

@@ -38,7 +38,7 @@ struct BurstTests {
         h.settle()
     }
 
-    @Test("a burst already under way at its first reading is held back from that reading on")
+    @Test("a burst already under way at its first reading has its reset deferred from that reading on")
     func burstUnderWayAtFirstReading() {
         var h = Self.guarding()
         Self.stepsDuringFirstRead(&h, more: 3)
@@ -103,7 +103,7 @@ struct BurstTests {
 
     @Test("a burst that comes within a step of 100 % is put back at once, and goes on from the held level")
     func burstPutBackBeforeCeiling() {
-        // Found by the benchmark's pulsectl client: a burst held back until it paused climbed to
+        // Found by the benchmark's pulsectl client: a burst whose reset was deferred until it paused climbed to
         // pulsectl's cap, where its steps changed nothing, and two in three were lost.
         var h = Self.guarding()
         h.pace = .milliseconds(1)
@@ -115,7 +115,7 @@ struct BurstTests {
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         Self.stepUp(&h, times: 1)
         #expect(h.core.presses.up == 12)
-        #expect(h.volumeWrites.count == 2, "still held back")
+        #expect(h.volumeWrites.count == 2, "the reset still deferred")
     }
 
     @Test("a burst that goes on keeps the reset waiting; it comes once the burst pauses")

@@ -11,7 +11,7 @@ struct ContestTests {
         var h = Harness.guarding([speakers])
         h.fighter = (Name.speakers, fighterLevel)
         h.userSets(Name.speakers, [40000, 40000])
-        // The answers come faster than keys repeat: the guard holds back between rounds (a burst).
+        // The answers come faster than keys repeat: the guard defers its reset between rounds (a burst).
         h.wait(.seconds(1))
         return h
     }

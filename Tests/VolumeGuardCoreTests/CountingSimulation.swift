@@ -109,7 +109,7 @@ final class CountingSimulation {
         case apply(connection: Int, Write, Reply)
         /// pipewire-pulse reads the device back.
         case readBack
-        /// The server sends a reply it held back.
+        /// The server sends a reply it kept back.
         case reply(Int, Reply)
         /// A reply reaches a client.
         case toClient(Int, Reply)
@@ -140,7 +140,7 @@ final class CountingSimulation {
     enum Reply {
         case sinkRead(ReadTicket?, volume: UInt32, muted: Bool)
         case defaultSink
-        case ack(ResetTag?)
+        case ack(WriteTag?)
         case changed
     }
 

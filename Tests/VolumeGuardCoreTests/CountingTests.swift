@@ -46,7 +46,7 @@ struct CountingTests {
         var h = Self.guarding()
         for i in 0..<10 { Self.stepUp(&h, pace: .milliseconds(i.isMultiple(of: 2) ? 3 : 12)) }
         #expect(h.core.presses.up == 10)
-        // The first two steps are put back at once (nothing marks a burst yet), the rest are held back.
+        // The first two steps are put back at once (nothing marks a burst yet), the rest are deferred.
         #expect(h.volumeWrites.count == 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held + 8 * Self.step)
         h.wait(PressCounter.burstQuiet)
@@ -146,7 +146,7 @@ extension CountingTests {
         h.settle()
         #expect(h.core.presses.up == 2)
         for _ in 0..<7 { Self.stepUp(&h, pace: .milliseconds(8)) }
-        #expect(h.volumeWrites.count == 1, "held back since the second step")
+        #expect(h.volumeWrites.count == 1, "deferred since the second step")
         h.wait(PressCounter.burstQuiet * 2)
         #expect(h.core.presses.up == 9)
         #expect(h.sink(Name.speakers).volume.max == Self.held)

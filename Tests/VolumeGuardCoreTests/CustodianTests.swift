@@ -17,7 +17,7 @@ struct CustodianTests {
     }
 
     /// The tags of the restore writes among `actions`.
-    static func writes(_ actions: [GuardAction]) -> [ResetTag] {
+    static func writes(_ actions: [GuardAction]) -> [WriteTag] {
         actions.compactMap {
             switch $0 {
             case .setVolume(_, _, let tag), .setMute(_, _, let tag): tag
@@ -137,7 +137,7 @@ struct CustodianTests {
     mutating func notMine() {
         var custodian = Custodian(recorded: [:])
         _ = custodian.giveBack(3, named: Name.speakers, original: Self.quiet, ids: &ids)
-        let ack = custodian.acknowledged(ResetTag(seq: 99), ids: &ids)
+        let ack = custodian.acknowledged(WriteTag(seq: 99), ids: &ids)
         let reading = custodian.checked(ReadTicket(seq: 99), nil, retries: 3, ids: &ids)
         #expect(ack == nil)
         #expect(reading == nil)

@@ -185,7 +185,7 @@ struct Harness {
         }
     }
 
-    private mutating func write(_ tag: ResetTag, to index: UInt32, _ change: (inout SimulatedSink) -> Void) {
+    private mutating func write(_ tag: WriteTag, to index: UInt32, _ change: (inout SimulatedSink) -> Void) {
         guard let position = sinks.firstIndex(where: { $0.index == index }) else {
             acknowledge(tag)
             return
@@ -210,7 +210,7 @@ struct Harness {
         }
     }
 
-    private mutating func acknowledge(_ tag: ResetTag) {
+    private mutating func acknowledge(_ tag: WriteTag) {
         if holdAcks {
             withheld.append(.written(tag))
         } else {

@@ -54,7 +54,7 @@ struct InFlightTests {
         let first = inFlight.acknowledged(volume)
         #expect(!first)
         #expect(readIfDue() == nil)
-        let stranger = inFlight.acknowledged(ResetTag(seq: 99))
+        let stranger = inFlight.acknowledged(WriteTag(seq: 99))
         #expect(!stranger, "not one of the correction's")
         let last = inFlight.acknowledged(mute)
         #expect(last)

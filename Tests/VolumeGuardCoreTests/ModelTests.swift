@@ -217,7 +217,7 @@ struct ModelTests {
     @Test("A history that once ended 2 raw units off (a press near the held level, two resets skipped) ends held")
     func doubleSkipNearHeld() {
         // Found by the property below: skip, twelve steps down, six up in merged presses, deliveries between.
-        // Since a burst is seen from its first reading, the guard holds back there and ends exactly held.
+        // Since a burst is seen from its first reading, the guard defers the reset there and ends exactly held.
         let codes = [96, 20, 20, 20, 20, 5, 34, 0, 4, 48, 2, 63, 22, 5, 0, 51, 4, 21, 22, 4, 4, 20, 16, 96, 0, 22]
         let h = Self.run(codes, start: 32768, settleEachPress: false).harness
         #expect(Self.isHeld(h, SinkVolume(uniform: 32768, count: 2)))

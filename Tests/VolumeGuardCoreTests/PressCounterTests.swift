@@ -145,13 +145,13 @@ struct PressCounterTests {
 
     // The rules changed here: a burst begins under 5 ms (was 10) and ends after `burstQuiet`, 20 ms
     // without a press (was the burst gap), so the waits asked for are measured against `burstQuiet`.
-    @Test("a press within the burst gap of the one before holds back until the changes pause for burstQuiet")
+    @Test("a press within the burst gap of the one before defers the reset until the changes pause for burstQuiet")
     mutating func burstHoldsBack() {
         _ = read(Self.held + Self.step)
         let single = checkBurst()
         #expect(single == nil, "one press is no burst")
         _ = read(Self.held + 2 * Self.step, after: .milliseconds(2), seen: Self.held + Self.step)
-        #expect(counter.isHoldingBack)
+        #expect(counter.isDeferringReset)
         let atOnce = checkBurst()
         let later = checkBurst(after: .milliseconds(4))
         let pastGap = checkBurst(after: PressCounter.burstGap)
@@ -162,37 +162,37 @@ struct PressCounterTests {
         let over = checkBurst(after: PressCounter.burstQuiet)
         #expect(paused == .paused)
         #expect(over == nil)
-        #expect(!counter.isHoldingBack)
+        #expect(!counter.isDeferringReset)
     }
 
     @Test("presses 5 ms or more apart are no burst, unless one lands right after the guard's reset within burstQuiet")
     mutating func burstGapAndReset() {
         _ = read(Self.held + Self.step)
         _ = read(Self.held + 2 * Self.step, after: PressCounter.burstGap)
-        #expect(!counter.isHoldingBack, "a scroll wheel at 125 Hz (8 ms) or a key is no burst")
+        #expect(!counter.isDeferringReset, "a scroll wheel at 125 Hz (8 ms) or a key is no burst")
         // The guard's reset was written and its reading shows a change on top: the program stepped
         // again before the guard could read the reset back.
         _ = read(Self.held + 3 * Self.step, after: .milliseconds(8), afterReset: true)
-        #expect(counter.isHoldingBack)
+        #expect(counter.isDeferringReset)
         counter.dropHeld()
         _ = read(Self.held + Self.step, after: PressCounter.burstQuiet, afterReset: true)
-        #expect(!counter.isHoldingBack, "after burstQuiet without a press, a change after the reset is no burst")
+        #expect(!counter.isDeferringReset, "after burstQuiet without a press, a change after the reset is no burst")
     }
 
     @Test("several change events while the first reading was taken mark a burst from that reading on")
     mutating func burstFromFirstReading() {
         _ = read(Self.held + Self.step, changes: PressCounter.burstChanges)
-        #expect(counter.isHoldingBack)
+        #expect(counter.isDeferringReset)
     }
 
     @Test("a first reading of several steps, taken while the sink still changed, is a burst's")
     mutating func mergedWhileChanging() {
         _ = read(Self.held + 2 * Self.step, changes: 1)
-        #expect(counter.isHoldingBack)
+        #expect(counter.isDeferringReset)
         counter.dropHeld()
-        #expect(!counter.isHoldingBack)
+        #expect(!counter.isDeferringReset)
         _ = read(Self.held + 2 * Self.step)
-        #expect(!counter.isHoldingBack, "nothing changed while it was read: a person's merged presses")
+        #expect(!counter.isDeferringReset, "nothing changed while it was read: a person's merged presses")
     }
 
     @Test("the key step is learned from isolated presses, and dropped when another is configured")

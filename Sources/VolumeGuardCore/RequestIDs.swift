@@ -1,10 +1,10 @@
-/// The identity of one write the guard issued.
+/// The identity of one write the guard issued: a reset to the held level, or a restore of an original.
 ///
 /// The audio server tells nobody which client changed a sink, so the guard recognises its own echoes by
 /// bookkeeping: each write carries a tag, and the observation that follows its acknowledgement is
 /// judged against what that write set. Equality with the held level alone is not enough: a real press
 /// that lands while a reset is in flight can produce the same value.
-public struct ResetTag: Hashable, Sendable, CustomStringConvertible {
+public struct WriteTag: Hashable, Sendable, CustomStringConvertible {
     public let seq: UInt64
 
     public init(seq: UInt64) { self.seq = seq }
@@ -25,9 +25,9 @@ struct RequestIDs: Hashable, Sendable {
     private var lastTag: UInt64 = 0
     private var lastTicket: UInt64 = 0
 
-    mutating func tag() -> ResetTag {
+    mutating func tag() -> WriteTag {
         lastTag += 1
-        return ResetTag(seq: lastTag)
+        return WriteTag(seq: lastTag)
     }
 
     mutating func ticket() -> ReadTicket {
