@@ -113,7 +113,12 @@ let package = Package(
             // The static Swift runtime links with -export-dynamic, which puts every symbol of every module
             // into the dynamic symbol table: 1.5 MB that nothing looks up (nothing loads this executable
             // as a library), kept by strip. Without them a crash's backtrace shows addresses, not names.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))]
+            // --icf=safe: gold keeps one copy of functions whose code is identical (generic specializations,
+            // thunks), but only of those whose address nothing takes, so that no two functions compare equal.
+            // 0.3 MB less.
+            linkerSettings: [.unsafeFlags(
+                ["-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe"], .when(platforms: [.linux], configuration: .release)
+            )]
         ),
         .testTarget(
             name: "VolumeGuardCoreTests",
