@@ -67,6 +67,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -124,7 +125,10 @@ let package = Package(
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(
             name: "VolumeGuardDaemonTests",
-            dependencies: ["VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", "GuardProtocol",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "IntegrationTests",

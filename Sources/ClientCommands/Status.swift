@@ -46,6 +46,9 @@ struct StatusReport {
             "subscribers \(status.subscribers)",
         ]
         if let server = status.server { lines.append("server      \(server)") }
+        if let http = status.http {
+            lines.append("http        \(http.address): \(http.clients) event streams, \(http.connections) connections")
+        }
         let uptime = Int(status.uptimeSeconds)
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
         text = lines.joined(separator: "\n")
