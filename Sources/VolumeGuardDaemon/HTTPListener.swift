@@ -15,10 +15,9 @@ import ServiceLifecycle
 /// open at once (`HTTPGauge.limit`, then 503), and what waits for a stream that stops reading (its
 /// `ClientQueue`, then it is cut loose).
 struct HTTPListener: Service, CustomStringConvertible {
-    /// A connection as accepted: counted in the gauge, or over the limit and to be turned away.
+    /// A connection as accepted: served, or nil when it was over the limit (`TurnAway` answers it).
     private struct Accepted: Sendable {
-        var connection: HTTPSession.Connection
-        var admitted: Bool
+        var connection: HTTPSession.Connection?
     }
 
     private typealias Server = NIOAsyncChannel<Accepted, Never>
@@ -41,21 +40,22 @@ struct HTTPListener: Service, CustomStringConvertible {
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A bounded send buffer, not the megabytes TCP's autotuning allows: what a stream that stops
+            // reading can hold is its queue and this, so it is cut loose after a bounded number of presses.
+            .childChannelOption(.socketOption(.so_sndbuf), value: 64 * 1024)
             .bind(host: settings.address.host, port: settings.address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    let admitted = gauge.admit()
-                    if admitted {
-                        channel.closeFuture.whenComplete { _ in gauge.release() }
-                        try pipeline.configureHTTPServerPipeline(
-                            withErrorHandling: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits
-                        )
-                        try pipeline.addHandler(HTTPConnectionGuard())
-                    } else {
-                        // Only told why, never read.
-                        try pipeline.addHandler(HTTPResponseEncoder())
+                    guard gauge.admit() else {
+                        try pipeline.addHandlers([HTTPResponseEncoder(), TurnAway()])
+                        return Accepted(connection: nil)
                     }
-                    return Accepted(connection: try HTTPSession.Connection(wrappingChannelSynchronously: channel), admitted: admitted)
+                    channel.closeFuture.whenComplete { _ in gauge.release() }
+                    try pipeline.configureHTTPServerPipeline(
+                        withErrorHandling: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits
+                    )
+                    try pipeline.addHandler(HTTPConnectionGuard())
+                    return Accepted(connection: try HTTPSession.Connection(wrappingChannelSynchronously: channel))
                 }
             }
         guard let bound = server.channel.localAddress, let port = bound.port else { throw IOError(errnoCode: EINVAL, reason: "HTTP listener address") }
@@ -81,9 +81,9 @@ struct HTTPListener: Service, CustomStringConvertible {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
                     for try await accepted in connections {
+                        guard let connection = accepted.connection else { continue }
                         group.addTask {
-                            guard accepted.admitted else { return await turnAway(accepted.connection) }
-                            await HTTPSession(connection: accepted.connection, policy: policy, sinkGuard: sinkGuard).run()
+                            await HTTPSession(connection: connection, policy: policy, sinkGuard: sinkGuard).run()
                         }
                     }
                 }
@@ -93,17 +93,26 @@ struct HTTPListener: Service, CustomStringConvertible {
             server.channel.close(promise: nil)
         }
     }
+}
 
-    /// Answers a connection beyond the limit with 503, without reading its request, and closes it.
-    private func turnAway(_ connection: HTTPSession.Connection) async {
+/// A connection beyond the listener's limit: answered 503 as soon as it is up, without reading its
+/// request, and closed. It costs no task and is never counted.
+private final class TurnAway: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelActive(context: ChannelHandlerContext) {
         let error = RequestError(.tooManyClients, "the listener serves \(HTTPGauge.defaultLimit) connections at most; try again later")
-        let refusal = HTTPRequestPolicy.Refusal(status: .serviceUnavailable, error: error)
-        let parts = HTTPResponses.refusal(refusal, origin: nil, keepAlive: false)
-        let channel = connection.channel
-        _ = try? await channel.eventLoop.flatSubmit {
-            for part in parts.dropLast() { channel.write(part, promise: nil) }
-            return channel.writeAndFlush(parts.last!)
-        }.get()
-        try? await channel.close()
+        let parts = HTTPResponses.refusal(.init(status: .serviceUnavailable, error: error), origin: nil, keepAlive: false)
+        for part in parts.dropLast() { context.write(wrapOutboundOut(part), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(parts.last!), promise: nil)
+        // Half-closed, so that the answer is read before the request still coming in could reset the
+        // connection; closed for good when the client closes, or a second later.
+        context.close(mode: .output, promise: nil)
+        let channel = context.channel
+        context.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
     }
+
+    /// The request is never read: dropped as it comes.
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }
