@@ -40,6 +40,9 @@ struct HTTPListener: Service, CustomStringConvertible {
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(AcceptFailures(logger: logger)) }
+            }
             // A bounded send buffer, not the megabytes TCP's autotuning allows: what a stream that stops
             // reading can hold is its queue and this, so it is cut loose after a bounded number of presses.
             .childChannelOption(.socketOption(.so_sndbuf), value: 64 * 1024)
@@ -115,4 +118,24 @@ private final class TurnAway: ChannelInboundHandler {
 
     /// The request is never read: dropped as it comes.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}
+
+/// Keeps a failed accept from ending the listener. Out of descriptors (a flood, with the open-file limit
+/// low) SwiftNIO keeps its server socket open and tries again later, but reports the error through the
+/// pipeline, where it would end the stream of connections, and with it the listener and the daemon.
+private final class AcceptFailures: ChannelInboundHandler {
+    typealias InboundIn = any Channel
+
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? IOError, [EMFILE, ENFILE, ENOBUFS, ENOMEM, ECONNABORTED].contains(error.errnoCode) else {
+            return context.fireErrorCaught(error)
+        }
+        logger.warning("the HTTP listener cannot accept a connection", metadata: ["error": "\(error)"])
+    }
 }

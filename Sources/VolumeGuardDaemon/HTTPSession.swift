@@ -19,7 +19,9 @@ struct HTTPSession {
 
     /// Serves requests until the client goes, a response closes the connection, or an event stream ends.
     func run() async {
-        guard let local = channel.localAddress, let ip = local.ipAddress, let port = local.port else { return }
+        guard let local = channel.localAddress, var ip = local.ipAddress, let port = local.port else { return }
+        // A listener on `[::]` takes IPv4 connections as mapped addresses: their Host names the IPv4 one.
+        if ip.hasPrefix("::ffff:"), ip.contains(".") { ip.removeFirst("::ffff:".count) }
         let hosts = ListenerHosts(address: ListenAddress(host: ip, port: port))
         try? await connection.executeThenClose { inbound, _ in
             var decision: HTTPRequestPolicy.Decision?
