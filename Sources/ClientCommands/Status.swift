@@ -47,7 +47,7 @@ struct StatusReport {
         ]
         if let server = status.server { lines.append("server      \(server)") }
         if let http = status.http {
-            lines.append("http        \(http.address): \(http.clients) event streams, \(http.connections) connections")
+            lines.append("http        \(http.address), event streams \(http.clients), connections \(http.connections)")
         }
         let uptime = Int(status.uptimeSeconds)
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")

@@ -41,7 +41,7 @@ enum HTTPResponses {
     /// The head of an event stream: its body never ends while the daemon runs.
     static func eventStreamHead(origin: WebOrigin?) -> HTTPServerResponsePart {
         var headers = common(origin: origin, keepAlive: false)
-        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+        headers.add(name: "Content-Type", value: "text/event-stream")
         // Proxies that buffer (nginx) would hold presses back.
         headers.add(name: "X-Accel-Buffering", value: "no")
         return .head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))
