@@ -27,7 +27,9 @@ struct HTTPSession {
             var decision: HTTPRequestPolicy.Decision?
             var keepAlive = false
             var bodyBytes = 0
-            for try await part in inbound {
+            // A request refused for its body: what the client still sends is dropped.
+            var draining = false
+            for try await part in inbound where !draining {
                 switch part {
                 case .head(let head):
                     decision = policy.decide(head, hosts: hosts)
@@ -35,13 +37,16 @@ struct HTTPSession {
                     bodyBytes = 0
                     // A declared body over the limit is refused before it is read.
                     if case .refuse(let refusal) = decision, refusal.status == .payloadTooLarge {
-                        return try await send(HTTPResponses.refusal(refusal, origin: nil, keepAlive: false))
+                        try await refuseBody(refusal)
+                        draining = true
                     }
                 case .body(let buffer):
                     bodyBytes += buffer.readableBytes
                     guard bodyBytes <= HTTPRequestPolicy.bodyLimit else {
                         let error = RequestError(.bodyTooLarge, "a request body is at most \(HTTPRequestPolicy.bodyLimit) bytes")
-                        return try await send(HTTPResponses.refusal(.init(status: .payloadTooLarge, error: error), origin: nil, keepAlive: false))
+                        try await refuseBody(.init(status: .payloadTooLarge, error: error))
+                        draining = true
+                        continue
                     }
                 case .end:
                     guard let served = decision else { return }
@@ -86,6 +91,15 @@ struct HTTPSession {
         await queue.untilClosed()
         heartbeat.cancel()
         await sinkGuard.unsubscribe(queue)
+    }
+
+    /// Answers a request whose body is too large while it is still coming, and ends the connection
+    /// without resetting it: the answer goes out and the output is closed; what the client still sends
+    /// is dropped (by `run`) until it closes, or `HTTPConnectionGuard`'s deadline passes. Closing at once, with
+    /// its bytes unread, would reset the connection, and the client could lose the answer.
+    private func refuseBody(_ refusal: HTTPRequestPolicy.Refusal) async throws {
+        try await send(HTTPResponses.refusal(refusal, origin: nil, keepAlive: false))
+        try await channel.close(mode: .output)
     }
 
     /// Writes `parts` in order, flushed; returns once they are written (or the connection failed).

@@ -77,6 +77,8 @@ struct HTTPSafetyTests {
         #expect(longTarget.status == 431 && longTarget.errorCode == .headersTooLarge)
         let body = try HTTPClient.request(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin)], body: String(repeating: "b", count: 5000))
         #expect(body.status == 413 && body.errorCode == .bodyTooLarge)
+        let huge = try HTTPClient.request(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin)], body: String(repeating: "b", count: 1_000_000))
+        #expect(huge.status == 413 && huge.errorCode == .bodyTooLarge, "the answer to a megabyte's body was lost")
         let chunked = try RawSocket(tcpPort: port)
         chunked.send(Array(HTTPClient.requestHead(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin), ("Transfer-Encoding", "chunked")]).utf8))
         for _ in 0..<5 { chunked.send(Array("400\r\n\(String(repeating: "c", count: 1024))\r\n".utf8)) }
