@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import VolumeGuardClient
 import GuardProtocol
 
@@ -25,9 +25,25 @@ func fail(with error: ErrorMessage) throws -> Never {
 
 /// Writes a line to standard output at once, unbuffered, so `watch` into a pipe shows each press as it happens.
 func printLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    writeLine(text, to: STDOUT_FILENO)
 }
 
 public func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeLine(text, to: STDERR_FILENO)
+}
+
+/// Writes `text` and a newline to `descriptor` with write(2), whole (a pipe may take it in parts).
+/// Foundation's `FileHandle` would do the same, but importing Foundation links ICU into the executable.
+/// A descriptor that fails (a closed pipe) gets the rest of the line dropped: there is no one to tell.
+private func writeLine(_ text: String, to descriptor: Int32) {
+    let bytes = Array((text + "\n").utf8)
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
 }

@@ -1,6 +1,6 @@
 import GuardSettings
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GuardConfig
 
 /// Where the control socket is, for every command: `--socket`, else `VOLUME_GUARD_SOCKET`, else the

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import VolumeGuardClient
 import GuardProtocol
 
@@ -34,7 +35,7 @@ struct StatusReport {
     init(_ status: StatusMessage) {
         func level(_ level: LevelMessage?) -> String {
             guard let level else { return "-" }
-            return String(format: "%.2f %%", level.percent) + " (raw \(level.raw.map(String.init).joined(separator: "/")))"
+            return "\(twoDecimals(level.percent)) % (raw \(level.raw.map(String.init).joined(separator: "/")))"
         }
         let presses = status.presses
         var lines = [
@@ -53,4 +54,14 @@ struct StatusReport {
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
         text = lines.joined(separator: "\n")
     }
+}
+
+/// `value` with two decimals, as printf's `%.2f` writes it in the C locale a Swift program runs in
+/// (rounded from the exact binary value, as `String(format:)` did: the same text, byte for byte).
+/// `String(format:)` itself is Foundation's, and importing Foundation links ICU into the executable.
+private func twoDecimals(_ value: Double) -> String {
+    // The longest `%.2f` of a Double, that of -Double.greatestFiniteMagnitude, is 313 characters.
+    var text = [CChar](repeating: 0, count: 320)
+    let count = withVaList([value]) { vsnprintf(&text, text.count, "%.2f", $0) }
+    return String(decoding: text.prefix(Int(count)).map(UInt8.init(bitPattern:)), as: UTF8.self)
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VolumeGuardCore
 import Logging
 import TOMLKit
@@ -33,10 +34,22 @@ public struct ConfigFile: Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-            throw ConfigError(path: path, message: "cannot be read: \(reason)")
+            throw ConfigError(path: path, message: "cannot be read: \(Self.reason(error))")
         }
         return try Self.parse(text, path: path)
+    }
+
+    /// Why reading failed, in the system's words ("No such file or directory", "Permission denied").
+    /// FoundationEssentials' errors carry the errno but no text: the texts are Foundation's, which
+    /// would link ICU into the executable. So is a `CocoaError`'s description (TOMLKit imports
+    /// Foundation, whose conformance the compiler would call): only the `any Error` is ever printed.
+    private static func reason(_ error: any Error) -> String {
+        if let cocoa = error as? CocoaError {
+            if let system = cocoa.underlying as? POSIXError { return String(cString: strerror(system.code.rawValue)) }
+            // Text that is not UTF-8 is reported as a corrupt file, with no system error under it.
+            if cocoa.code == .fileReadCorruptFile { return "not UTF-8 text" }
+        }
+        return "\(error)"
     }
 
     /// The keys of a file's top level: every setting's, and `action`.

@@ -1,6 +1,5 @@
 import GuardProtocol
 import NIOCore
-import NIOExtras
 import NIOPosix
 
 /// A client of a running daemon's control socket.
@@ -32,7 +31,7 @@ public struct GuardClient: Sendable {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineBasedFrameDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }

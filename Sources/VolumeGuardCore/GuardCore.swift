@@ -87,6 +87,7 @@ public struct GuardCore: Sendable {
                 outbox += custodian.giveBackRemembered(sinks, ids: &ids)
                 break
             }
+            follower.listed(sinks)
             found(follower.chosen(among: sinks))
         case .sinkChanged(let index):
             guard index == guarded?.index else { break }

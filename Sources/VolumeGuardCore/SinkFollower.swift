@@ -2,10 +2,11 @@
 /// pattern picks, waited for while absent. It says how to look for the sink; the core holds it.
 ///
 /// Servers announce a new default with a server change, but pipewire-pulse does not when its session
-/// manager settles on one after a restart: with no default to hold, the follower asks again a few
-/// times, backing off, and then waits for events alone. pipewire-pulse 0.3.65 also never tells a client
-/// that connected before its session manager was up which sink is the default, while newer clients are
-/// told: when sinks appear and no default does, it asks for a fresh connection (once per connection).
+/// manager settles on one after a restart: with no default to hold, the follower asks again, backing off
+/// to a slow pace, for as long as there is none. pipewire-pulse 0.3.65 also never tells a connection it
+/// accepted in its first moments (before its session manager was up) which sink is the default, for
+/// the connection's whole life: a connection that still names no default after `reconnectAfter` asks,
+/// while the server has sinks, is blind, and is dropped for a fresh one (once per connection).
 struct SinkFollower: Hashable, Sendable {
     /// How to look for the sink.
     enum Request: Hashable, Sendable {
@@ -13,7 +14,7 @@ struct SinkFollower: Hashable, Sendable {
         case readDefaultSink
         /// Read one sink: the default, by name, or one that appeared.
         case read(SinkQuery)
-        /// Read every sink, to find the chosen one.
+        /// Read every sink, to find the chosen one, or to learn whether the server has any.
         case readAll
         /// Ask for the default again after this long.
         case recheck(after: Duration)
@@ -21,22 +22,45 @@ struct SinkFollower: Hashable, Sendable {
         case reconnect
     }
 
-    /// How often, at most, the default sink is asked for again before the follower waits for events alone:
-    /// 50 ms doubling, about 13 s in all, long enough for a session manager started with the server
-    /// (WirePlumber) to choose a default, which pipewire-pulse announces to no connection made before.
-    static let recheckLimit = 8
+    /// What the connection has shown while it names no default sink.
+    private enum Sight: Hashable, Sendable {
+        /// Nothing yet.
+        case unknown
+        /// Every sink was asked for, to learn whether the server has any.
+        case listing
+        /// The server had no sink when asked: a sink that appears is the next thing to look at.
+        case noSinks
+        /// The server has sinks, and this connection names no default: it may never be told one.
+        case blind
+        /// A fresh connection was asked for.
+        case dropped
+    }
 
-    /// After how many rechecks a connection that sees sinks but no default is made anew (0.35 s): a
-    /// session manager that is up has chosen by then, so this connection is one it will never tell.
+    /// The first recheck's delay; each one after waits twice as long, up to `slowPace`.
+    static let firstRecheck: Duration = .milliseconds(50)
+
+    /// The pace at which the default is asked for while there is none, once the backoff reaches it: slow
+    /// enough to cost nothing on a machine that has no sink for days, and it never stops, so no order of
+    /// events leaves the guard waiting for good.
+    static let slowPace: Duration = .seconds(2)
+
+    /// After how many rechecks a connection that names no default is looked at for blindness (0.35 s): a
+    /// session manager that is up has chosen a default by then, and told every connection that can be told.
+    /// Each connection dropped in a row for blindness waits one recheck longer than the one before, up
+    /// to twice as many (3.15 s), so a server that has sinks and never a default is not reconnected to in
+    /// a tight loop.
     static let reconnectAfter = 3
 
     var selection: SinkSelection
     /// The default sink being resolved (or held): the name the server gave last.
     private var wanted: String?
-    /// How often the default sink has been asked for again since there was last one to hold.
+    /// How often the default sink has been asked for again on this connection since there was last one
+    /// to hold.
     private var rechecks = 0
-    /// A sink appeared on this connection while no default sink could be found.
-    private var sinksWithoutDefault = false
+    /// What this connection has shown while it names no default.
+    private var sight = Sight.unknown
+    /// Connections dropped in a row for blindness, since a sink was last held.
+    private var dropped = 0
 
     init(selection: SinkSelection) {
         self.selection = selection
@@ -56,7 +80,7 @@ struct SinkFollower: Hashable, Sendable {
     mutating func connected() {
         forget()
         rechecks = 0
-        sinksWithoutDefault = false
+        sight = .unknown
     }
 
     /// No reply on its way is to find the sink to hold any more (it was lost, given back, or the
@@ -93,26 +117,44 @@ struct SinkFollower: Hashable, Sendable {
     mutating func sinkAdded(_ index: UInt32) -> Request {
         switch selection {
         case .defaultSink:
-            sinksWithoutDefault = true
+            if sight != .dropped { sight = .blind }
             return .readDefaultSink
         case .matching:
             return .read(.index(index))
         }
     }
 
-    /// There is no sink to hold (yet): how to ask again for the default, if at all.
+    /// Every sink the server has, listed while the default is followed: the answer to whether a
+    /// connection that names no default has sinks to name.
+    mutating func listed(_ sinks: [SinkState]) {
+        guard selection == .defaultSink, sight == .listing else { return }
+        sight = sinks.isEmpty ? .noSinks : .blind
+    }
+
+    /// There is no sink to hold (yet): how to look again, if at all. Following the default, the follower
+    /// always asks something: a blind connection is dropped, and otherwise the default is asked for again.
     mutating func noSink() -> Request? {
-        guard selection == .defaultSink, rechecks < Self.recheckLimit else { return nil }
-        if sinksWithoutDefault, rechecks >= Self.reconnectAfter {
-            sinksWithoutDefault = false
-            return .reconnect
+        guard selection == .defaultSink else { return nil }
+        if rechecks >= Self.reconnectAfter + min(dropped, Self.reconnectAfter) {
+            switch sight {
+            case .unknown:
+                sight = .listing
+                return .readAll
+            case .blind:
+                sight = .dropped
+                dropped += 1
+                return .reconnect
+            case .listing, .noSinks, .dropped:
+                break
+            }
         }
         defer { rechecks += 1 }
-        return .recheck(after: .milliseconds(50 << rechecks))
+        return .recheck(after: min(Self.firstRecheck * (1 << min(rechecks, 10)), Self.slowPace))
     }
 
     /// A sink is held: asking again for a default starts afresh when there is none again.
     mutating func found() {
         rechecks = 0
+        dropped = 0
     }
 }

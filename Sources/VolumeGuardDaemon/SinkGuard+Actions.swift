@@ -10,7 +10,7 @@ extension SinkGuard {
     /// Hands the core one event, with the time it is handled, and performs what it returns.
     func feed(_ event: GuardEvent) {
         logger.trace("event", metadata: ["event": "\(event)"])
-        perform(core.handle(event, at: ContinuousClock.now - started))
+        perform(core.handle(event, at: now))
     }
 
     private func perform(_ actions: [GuardAction]) {
@@ -18,13 +18,10 @@ extension SinkGuard {
             perform(action)
         }
         announceState()
-        if cutLoose {
-            // A leaving subscriber may end the hold: told once the actions above are all performed.
-            cutLoose = false
-            subscribersChanged()
-        }
+        // A subscriber cut loose above may end the hold: told once the actions are all performed.
+        subscribersChanged()
         settling.answer(where: hasSettled(paused:))
-        if core.state == .stopped, core.isReleased { end() }
+        if case .stopping = lifecycle.state, core.isReleased { live(.released) }
     }
 
     private func perform(_ action: GuardAction) {
@@ -46,15 +43,7 @@ extension SinkGuard {
         case .reconnect:
             dropConnection(reason: "the server names no default sink to this connection")
         case .wakeUp(let delay):
-            // One timer at a time, for the earliest wake-up asked for: the core asks again, on any wake-up,
-            // for whatever is still due later.
-            let due = ContinuousClock.now + delay
-            if let pending = wakeUpDue, pending <= due { break }
-            wakeUpDue = due
-            schedule(at: due) { sinkGuard in
-                if sinkGuard.wakeUpDue == due { sinkGuard.wakeUpDue = nil }
-                sinkGuard.feed(.wakeUp)
-            }
+            live(.wakeUpAsked(after: delay))
         case .recordOriginals(let originals):
             // Before the writes that follow: a crash after them must find the levels they overwrite.
             do {
@@ -80,7 +69,7 @@ extension SinkGuard {
     /// Makes a request of the current connection, if there is one. It runs on the guard's mainloop, so the
     /// request is made at once.
     private func request(_ body: (isolated PulseConnection) -> Void) {
-        link.connection?.assumeIsolated(body)
+        connection?.assumeIsolated(body)
     }
 
     /// A completion that feeds the core the reply `event` makes of a request's result (nothing, for nil).
@@ -88,11 +77,11 @@ extension SinkGuard {
     /// of a connection lost since (a request it cancelled) is dropped: the core has forgotten what it
     /// asked of that connection.
     private nonisolated func replying<Value>(_ event: @escaping @Sendable (Value) -> GuardEvent?) -> @Sendable (Value) -> Void {
-        let generation = assumeIsolated { $0.link.generation }
+        let generation = assumeIsolated { $0.lifecycle.link?.generation }
         return { [self] value in
             guard let event = event(value) else { return }
             assumeIsolated { sinkGuard in
-                guard sinkGuard.link.isCurrent(generation) else { return }
+                guard let generation, sinkGuard.lifecycle.isCurrent(generation) else { return }
                 sinkGuard.feed(event)
             }
         }
@@ -108,8 +97,6 @@ extension SinkGuard {
 
     /// Subscribers that stopped reading were dropped.
     private func noteCutLoose(_ count: Int) {
-        guard count > 0 else { return }
         for _ in 0..<count { logger.notice("subscriber cut loose: it stopped reading") }
-        cutLoose = true
     }
 }

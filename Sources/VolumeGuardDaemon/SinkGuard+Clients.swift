@@ -42,7 +42,7 @@ extension SinkGuard {
             presses: PressCountsMessage(core.presses),
             lastSeq: core.lastSeq,
             subscribers: hub.count,
-            server: link.description,
+            server: lifecycle.server,
             uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
             contested: core.isContested,
             http: httpGauge.flatMap { gauge in
@@ -56,10 +56,10 @@ extension SinkGuard {
     /// the sink is held again. Both wait for `Settling.wait` at most.
     func set(paused: Bool) async {
         hold(.clientPaused(paused))
-        guard !ended, !hasSettled(paused: paused) else { return }
+        guard !lifecycle.hasEnded, !hasSettled(paused: paused) else { return }
         await withCheckedContinuation { reply in
             let waiter = settling.add(paused: paused, reply: reply)
-            schedule(at: .now + Settling.wait) { $0.settling.answer(waiter) }
+            schedule(at: now + Settling.wait) { $0.settling.answer(waiter) }
         }
     }
 

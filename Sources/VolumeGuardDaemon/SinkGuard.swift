@@ -9,42 +9,34 @@ import ServiceLifecycle
 /// It runs on libpulse's mainloop (`PulseMainloop`), as its executor, and so does the connection: a
 /// server event or a reply reaches the guard inside libpulse's callback, in libpulse's order, and the
 /// guard feeds it to the core and performs the actions it returns (reads and writes go straight back
-/// to libpulse, presses to the `SubscriberHub`) before the callback returns; only a reconnect and the
-/// timers wait for a later turn. A press costs no hop between threads until its line is handed to the
-/// subscribers' event loop. Clients' requests (pause, resume, subscribing, status, a reload) are calls
-/// into the actor, so the core sees one ordered history. Its connection attempts run as child tasks of
-/// `run`, and end with it; its timers are the mainloop's, and run nothing once it has ended.
+/// to libpulse, presses to the `SubscriberHub`) before the callback returns. Clients' requests (pause,
+/// resume, subscribing, status, a reload) are calls into the actor, so the core sees one ordered history.
 ///
-/// It also keeps what the core asks to be recorded (the original levels in its custody) on disk, hands
-/// presses to the action runner, tells systemd how it is doing, and, through `HoldPolicy`, decides when
-/// the core holds the sink.
+/// Its own life (connection attempts, the core's one timer, shutdown) is decided by `GuardLifecycle`, a
+/// value it feeds what happens and whose actions it performs: connection attempts run as child tasks of
+/// `run` and end with it, and timers are the mainloop's. It also keeps what the core asks to be
+/// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
+/// systemd how it is doing, and, through `HoldPolicy`, decides when the core holds the sink.
 actor SinkGuard: Service, CustomStringConvertible {
-    /// How long a shutdown waits for the server to acknowledge the restore before giving up.
-    static let releaseTimeout: Duration = .seconds(3)
-
     /// As the daemon started: the socket, server and history length are not changed by a reload.
     let configuration: Configuration
     var policy: HoldPolicy
     let logger: Logger
     var core: GuardCore
+    var lifecycle = GuardLifecycle()
+    /// The current attempt's connection, once it has connected.
+    var connection: PulseConnection?
     let record: OriginalsRecord
     let actions: ActionRunner
     let notifier: SystemdNotifier
     /// The HTTP listener's address and connections, for `status`; nil without a listener.
     let httpGauge: HTTPGauge?
-    var link = ServerLink()
     var hub: SubscriberHub
     /// Clients whose `pause` or `resume` is answered once the guard has acted on it.
     var settling = Settling()
-    /// When the timer for the core's earliest wake-up fires, while one runs.
-    var wakeUpDue: ContinuousClock.Instant?
-    /// Subscribers were cut loose while actions were performed: the hold may change once they are done.
-    var cutLoose = false
     let started = ContinuousClock.now
-    /// The guard has stopped: no child task starts any more, and no timer runs.
-    private(set) var ended = false
-    /// Child tasks for `run` to start: connection attempts, and a graceful shutdown. Finished once the
-    /// guard has stopped (`ended`).
+    /// Child tasks for `run` to start: connection attempts, and a graceful shutdown. Finished when the
+    /// lifecycle ends.
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawn: AsyncStream<@Sendable () async -> Void>.Continuation
     /// libpulse's thread, where the guard and its connections run.
@@ -94,44 +86,65 @@ actor SinkGuard: Service, CustomStringConvertible {
             await finish()
         } onGracefulShutdown: { [self] in
             notifier.notify("STOPPING=1")
-            spawn.yield { await self.shutdown() }
+            spawn.yield { await self.live(.shutdown) }
         }
     }
 
     private func begin() {
         if let event = policy.decide() { feed(event) }
-        connect()
+        live(.start)
         // The socket was bound before the services started: clients can connect from now on.
         notifier.notify("READY=1")
     }
 
     private func finish() {
-        link.close()
+        closeConnection()
         hub.finishAll()
         settling.answerAll()
     }
 
-    /// Gives every sink back; the guard ends once they are (or after `releaseTimeout`).
-    private func shutdown() {
-        feed(.shutdown)
-        schedule(at: .now + Self.releaseTimeout) { sinkGuard in
-            sinkGuard.logger.error("the audio server did not acknowledge the restore in time")
-            sinkGuard.end()
+    /// The time on the core's clock.
+    var now: Duration { ContinuousClock.now - started }
+
+    // MARK: - The lifecycle
+
+    /// Tells the lifecycle `event` and performs what it decides.
+    func live(_ event: GuardLifecycle.Event) {
+        for action in lifecycle.handle(event, at: now) {
+            switch action {
+            case .connect(let generation): connect(generation)
+            case .close: closeConnection()
+            case .feed(let event): feed(event)
+            case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
+            case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
+            case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
+            case .reportUnreleased: logger.error("the audio server did not acknowledge the restore in time")
+            case .end: spawn.finish()
+            }
         }
     }
 
-    /// Ends `run`: no child task starts any more, those running are cancelled, and timers still pending
-    /// run nothing.
-    func end() {
-        ended = true
-        spawn.finish()
+    /// Closes the current attempt's connection: the requests it cancels complete on the mainloop's next
+    /// turn, as failed, and are stale by then, as is all else the attempt still reports.
+    private func closeConnection() {
+        connection?.assumeIsolated { $0.close() }
+        connection = nil
+    }
+
+    /// Runs `body` in the guard when `due` (on the core's clock) comes: a timer of the mainloop the guard
+    /// runs on, so waiting costs no task and no other thread. (Its clock stops while the machine sleeps:
+    /// across a suspend it comes due that much later.)
+    func schedule(at due: Duration, _ body: @escaping @Sendable (isolated SinkGuard) -> Void) {
+        PulseMainloop.shared.run(after: due - now) { [self] in
+            assumeIsolated(body)
+        }
     }
 
     // MARK: - The audio server
 
-    /// A server event of connection `generation`, inside libpulse's callback.
+    /// A server event of attempt `generation`, inside libpulse's callback.
     private func pulse(_ event: PulseEvent, from generation: Int) {
-        guard link.isCurrent(generation) else { return }
+        guard lifecycle.isCurrent(generation) else { return }
         switch event {
         case .sinkChanged(let index): feed(.sinkChanged(index: index))
         case .sinkRemoved(let index):
@@ -145,22 +158,19 @@ actor SinkGuard: Service, CustomStringConvertible {
             feed(.sinkAdded(index: index))
         case .disconnected(let reason):
             logger.warning("lost the audio server", metadata: ["reason": "\(reason)"])
-            let delay = link.lost()
-            feed(.disconnected)
-            schedule(at: .now + delay) { $0.reconnect() }
+            live(.lost(generation: generation))
         }
     }
 
-    /// Drops the connection, as if the server had gone, and makes a new one: after this turn of the guard.
-    /// The core asks for it only in answer to a reply, so there is a connection to drop.
+    /// Drops the current connection, as if the server had gone, and makes a new one: after this turn of
+    /// the guard, which is still performing the core's actions.
     func dropConnection(reason: String) {
-        let generation = link.generation
-        schedule(at: .now) { $0.pulse(.disconnected(reason: reason), from: generation) }
+        guard case .connected(let generation, _)? = lifecycle.link else { return }
+        schedule(at: now) { $0.pulse(.disconnected(reason: reason), from: generation) }
     }
 
-    /// Starts a connection attempt, as a child task of `run`.
-    private func connect() {
-        let generation = link.newAttempt()
+    /// Starts attempt `generation`, as a child task of `run`.
+    private func connect(_ generation: Int) {
         let server = configuration.server
         let fresh = PulseConnection(applicationName: "volume-guard") { [self] event in
             assumeIsolated { $0.pulse(event, from: generation) }
@@ -177,34 +187,16 @@ actor SinkGuard: Service, CustomStringConvertible {
         }
     }
 
-    private func connected(_ connection: PulseConnection, generation: Int, server: String) {
-        guard link.isCurrent(generation), core.state != .stopped else { return connection.assumeIsolated { $0.close() } }
-        link.connected(connection, server: server)
+    private func connected(_ fresh: PulseConnection, generation: Int, server: String) {
+        guard lifecycle.isCurrent(generation) else { return fresh.assumeIsolated { $0.close() } }
+        connection = fresh
         logger.info("connected to the audio server", metadata: ["server": "\(server)"])
-        feed(.connected)
+        live(.connected(generation: generation, server: server))
     }
 
     private func connectFailed(_ reason: String, generation: Int) {
-        guard link.isCurrent(generation) else { return }
-        let delay = link.lost()
-        logger.warning("cannot reach the audio server; retrying", metadata: ["reason": "\(reason)", "in": "\(delay)"])
-        schedule(at: .now + delay) { $0.reconnect() }
-    }
-
-    private func reconnect() {
-        guard core.state != .stopped else { return }
-        connect()
-    }
-
-    /// Runs `body` in the guard when `due` comes, unless the guard has ended by then: a timer of the
-    /// mainloop the guard runs on, so waiting costs no task and no other thread. (Its clock stops while
-    /// the machine sleeps: across a suspend it comes due that much later.)
-    func schedule(at due: ContinuousClock.Instant, _ body: @escaping @Sendable (isolated SinkGuard) -> Void) {
-        PulseMainloop.shared.run(after: due - .now) { [self] in
-            assumeIsolated { sinkGuard in
-                guard !sinkGuard.ended else { return }
-                body(sinkGuard)
-            }
-        }
+        guard lifecycle.isCurrent(generation) else { return }
+        logger.warning("cannot reach the audio server; retrying", metadata: ["reason": "\(reason)"])
+        live(.lost(generation: generation))
     }
 }

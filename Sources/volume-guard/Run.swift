@@ -1,7 +1,7 @@
 import GuardSettings
 import ArgumentParser
 import ClientCommands
-import Foundation
+import FoundationEssentials
 import VolumeGuardCore
 import Logging
 import VolumeGuardDaemon

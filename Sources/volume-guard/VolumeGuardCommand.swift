@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import ClientCommands
 import GuardProtocol
 
@@ -29,7 +29,7 @@ struct VolumeGuardCommand: AsyncParsableCommand {
             }
         } catch let error where exitCode(for: error) == .validationFailure {
             printError(fullMessage(for: error))
-            Foundation.exit(2)
+            Glibc.exit(2)
         } catch {
             exit(withError: error)
         }

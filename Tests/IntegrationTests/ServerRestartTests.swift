@@ -1,3 +1,4 @@
+import Foundation
 import GuardProtocol
 import Testing
 
@@ -42,6 +43,31 @@ struct ServerRestartTests {
         try server.setVolume(of: "guard_a", raw: [26214, 26214])
         #expect(await daemon.stop() == 0)
         #expect(try server.volume(of: "guard_a") == [26214, 26214])
+    }
+
+    /// pipewire-pulse 0.3.65 never tells some connections it accepts before its session manager is up which
+    /// sink is the default, though the sinks are there; such a connection is dropped for a fresh one.
+    @Test("A daemon that connects in a fresh pipewire-pulse's first moments, its sinks already there, guards within 2 s, every time")
+    func earlyConnection() async throws {
+        let server = try AudioServer(.pipewire, preloaded: true)
+        let environment = server.environment
+        let listening = server.runtimeDirectory + "/pulse/native"
+        for round in 1...20 {
+            server.crash()
+            try? FileManager.default.removeItem(atPath: server.runtimeDirectory + "/pulse")
+            let restart = Task { try server.restart(sessionDelay: .milliseconds(round.isMultiple(of: 2) ? 300 : 0)) }
+            // Started the moment pipewire-pulse listens, the daemon connects within its first moments.
+            let up = await eventually(within: .seconds(20), every: .milliseconds(2)) { FileManager.default.fileExists(atPath: listening) }
+            let daemon = try await Daemon(
+                socketPath: server.runtimeDirectory + "/volume-guard.sock", environment: environment, waitUntilServing: false
+            )
+            try await restart.value
+            let ready = ContinuousClock.now
+            let guarding = await eventually(within: .seconds(2)) { (try? await daemon.status().state) == .guarding }
+            #expect(up && guarding, "round \(round): not guarding \(ContinuousClock.now - ready) after the server was ready; log:\n\(daemon.log)")
+            #expect(await daemon.stop() == 0)
+            guard up && guarding else { return }
+        }
     }
 
     @Test("Status answers while the server is gone", arguments: AudioServer.Kind.underTest)

@@ -112,16 +112,21 @@ struct SinkLifeTests {
         #expect(h.volumeWrites.isEmpty)
     }
 
-    @Test("with no default sink the guard asks again a bounded number of times, backing off, then waits for events")
-    func boundedRecheck() {
-        var h = Harness([SimulatedSink(index: 1, name: Name.hdmi, [20000, 20000])], default: nil)
+    @Test("with no default sink and none listed the guard keeps asking, backing off to a slow pace, and never reconnects")
+    func recheckForever() {
+        var h = Harness([], default: nil)
         h.feed(.connected)
         h.wait(.seconds(60))
         let delays = h.log.compactMap { if case .wakeUp(let after) = $0 { after } else { nil } }
-        #expect(delays.count == SinkFollower.recheckLimit)
         #expect(delays == delays.sorted())
-        #expect(delays.first! < delays.last!)
+        #expect(delays.last == SinkFollower.slowPace)
+        #expect(h.log.filter { $0 == .readDefaultSink }.count > 30, "still asking a minute on")
+        #expect(!h.log.contains(.reconnect))
         #expect(h.core.state == .noSink)
+        h.plug(SimulatedSink(index: 3, name: Name.hdmi, [20000, 20000]))
+        h.setDefault(Name.hdmi)
+        h.settle()
+        #expect(h.core.guarded?.name == Name.hdmi)
     }
 
     @Test("a default chosen without a server change (pipewire-pulse after a restart) is found by asking again")
@@ -136,14 +141,38 @@ struct SinkLifeTests {
         #expect(h.core.guarded?.name == Name.hdmi)
     }
 
-    @Test("when sinks appear but no default does, the guard asks for a fresh connection once")
+    @Test("when sinks appear but no default does, the guard asks for a fresh connection, which is told the default")
     func reconnectsForDefault() {
-        var h = Harness([], default: nil)
+        var h = Harness([], default: Name.hdmi)
+        h.blind = true
         h.feed(.connected)
         h.step()
         h.plug(SimulatedSink(index: 3, name: Name.hdmi, [20000, 20000]))
-        h.wait(.seconds(60))
+        h.wait(.seconds(2))
         #expect(h.log.filter { $0 == .reconnect }.count == 1)
+        #expect(h.core.guarded?.name == Name.hdmi)
+    }
+
+    @Test("a blind connection (sinks already there, no default three times, no sink added) is dropped for a fresh one")
+    func blindConnection() {
+        var h = Harness([SimulatedSink(index: 1, name: Name.hdmi, [20000, 20000])], default: Name.hdmi)
+        h.blind = true
+        h.feed(.connected)
+        h.wait(.seconds(2))
+        let asked = h.log.prefix { $0 != .reconnect }.filter { $0 == .readDefaultSink }.count
+        #expect(asked == SinkFollower.reconnectAfter + 1, "the first ask and three rechecks")
+        #expect(h.log.filter { $0 == .reconnect }.count == 1)
+        #expect(h.core.guarded?.name == Name.hdmi)
+        #expect(h.core.state == .guarding)
+    }
+
+    @Test("a server that has sinks but never a default is reconnected to at a slow pace, not in a loop")
+    func neverADefault() {
+        var h = Harness([SimulatedSink(index: 1, name: Name.hdmi, [20000, 20000])], default: nil)
+        h.feed(.connected)
+        h.wait(.seconds(60))
+        let reconnects = h.log.filter { $0 == .reconnect }.count
+        #expect(reconnects >= 10 && reconnects <= 30, "\(reconnects) reconnects in a minute")
         #expect(h.core.state == .noSink)
     }
 

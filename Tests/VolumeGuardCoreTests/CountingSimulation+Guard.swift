@@ -1,12 +1,12 @@
 @testable import VolumeGuardCore
 
-/// The guard's shell (SinkGuard): one event at a time, its requests on one connection.
+/// The guard's shell (SinkGuard): one event at a time, its requests on one connection, its timer the
+/// one `GuardLifecycle` keeps.
 extension CountingSimulation {
     func guardNext() {
         guard !guardBusy, !guardInbox.isEmpty else { return }
         let event = guardInbox.removeFirst()
         let actions = core.handle(event, at: .microseconds(now))
-        if case .wakeUp = event, let due = wakeUpDue, due <= now { wakeUpDue = nil }
         note("guard \(Self.describe(event)) -> \(actions.filter(Self.worthTracing).map(Self.describe))")
         for action in actions {
             if case .publish(let press) = action { presses.append((now, press)) }
@@ -53,11 +53,9 @@ extension CountingSimulation {
         case .setMute(_, let muted, let tag):
             request(.write(.mute(muted, by: Self.guardConnection), .ack(tag)), from: Self.guardConnection)
         case .wakeUp(let delay):
-            // One timer at a time, for the earliest wake-up asked for, as SinkGuard keeps them.
-            let due = now + Int(delay / .microseconds(1))
-            if let pending = wakeUpDue, pending <= due { break }
-            wakeUpDue = due
-            post(at: max(due, now), .guardTimer(due))
+            for case .setTimer(let due) in lifecycle.handle(.wakeUpAsked(after: delay), at: .microseconds(now)) {
+                post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
+            }
         case .readSinks, .reconnect, .recordOriginals, .publish, .gesture, .stateChanged, .report:
             break
         }

@@ -38,7 +38,8 @@ final class CountingSimulation {
     // The guard's shell.
     var guardInbox: [GuardEvent] = []
     var guardBusy = false
-    var wakeUpDue: Int?
+    /// The shell's lifecycle, as SinkGuard keeps it: here, its one timer for the core's wake-ups.
+    var lifecycle = GuardLifecycle()
 
     var clients: [SimulatedClient] = []
     /// What the guard published, in order, with the time.
@@ -55,7 +56,10 @@ final class CountingSimulation {
         volume = held
         cachedVolume = held
         core = GuardCore(configuration: GuardCore.Configuration(keyStep: keyStep))
-        post(at: 0, .toGuard(.connected))
+        _ = lifecycle.handle(.start, at: .zero)
+        for case .feed(let event) in lifecycle.handle(.connected(generation: 1, server: "\(kind)"), at: .zero) {
+            post(at: 0, .toGuard(event))
+        }
     }
 
     func add(_ plan: ClientPlan) {
@@ -95,7 +99,7 @@ final class CountingSimulation {
         case toGuard(GuardEvent)
         /// The guard is done with an event: its requests leave, and it takes the next.
         case guardDone([GuardAction])
-        case guardTimer(Int)
+        case guardTimer(Duration)
         /// A request reaches the server.
         case toServer(connection: Int, Request)
         /// PulseAudio sends the guard's queued change event.
@@ -162,8 +166,9 @@ final class CountingSimulation {
             guardBusy = false
             guardNext()
         case .guardTimer(let due):
-            if wakeUpDue == due { wakeUpDue = nil }
-            guardInbox.append(.wakeUp)
+            for case .feed(let event) in lifecycle.handle(.timerFired(due: due), at: .microseconds(now)) {
+                guardInbox.append(event)
+            }
             guardNext()
         case .toServer(let connection, let request):
             serve(request, from: connection)

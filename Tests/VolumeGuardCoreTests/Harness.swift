@@ -68,6 +68,9 @@ struct Harness {
     var rendering: [UInt32: UInt32] = [:]
     /// False while the connection is down: requests go nowhere.
     var online = true
+    /// The connection is never told the default sink (pipewire-pulse 0.3.65, to a connection accepted in
+    /// its first moments): it reads none until the core asks for a fresh connection.
+    var blind = false
     /// The time given with each event. A person acts at a person's pace (see `change`); the server
     /// answers at once; a requested wake-up moves the clock on by its delay.
     var clock: Duration = .zero
@@ -156,7 +159,7 @@ struct Harness {
         guard online else { return }
         switch action {
         case .readDefaultSink:
-            inbox.append(.defaultSink(defaultSink))
+            inbox.append(.defaultSink(blind ? nil : defaultSink))
         case .readSink(let query, let ticket):
             let sink: SimulatedSink? = switch query {
             case .index(let index): sinks.first { $0.index == index }
@@ -164,6 +167,7 @@ struct Harness {
             }
             inbox.append(.sinkRead(ticket, sink?.reading))
         case .reconnect:
+            blind = false
             inbox.append(.disconnected)
             inbox.append(.connected)
         case .wakeUp(let delay):

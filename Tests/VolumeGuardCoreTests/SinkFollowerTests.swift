@@ -7,11 +7,18 @@ struct SinkFollowerTests {
 
     var follower = SinkFollower(selection: .defaultSink)
 
-    /// Every request `noSink` makes until it makes none.
-    mutating func rechecks() -> [SinkFollower.Request] {
+    /// The first `count` requests `noSink` makes, answering a listing of the server's sinks with `sinks`.
+    mutating func rechecks(_ count: Int = 20, sinks: [SinkState] = []) -> [SinkFollower.Request] {
         var requests: [SinkFollower.Request] = []
-        while let request = follower.noSink(), requests.count < 100 { requests.append(request) }
+        while requests.count < count, let request = follower.noSink() {
+            requests.append(request)
+            if request == .readAll { follower.listed(sinks) }
+        }
         return requests
+    }
+
+    static func delays(_ requests: [SinkFollower.Request]) -> [Duration] {
+        requests.compactMap { if case .recheck(let after) = $0 { after } else { nil } }
     }
 
     static func sink(_ index: UInt32, _ name: String) -> SinkState {
@@ -77,40 +84,65 @@ struct SinkFollowerTests {
         #expect(read == .read(.index(7)))
     }
 
-    @Test("with no default the follower asks again a bounded number of times, backing off")
-    mutating func boundedRechecks() {
-        let requests = rechecks()
-        let delays = requests.compactMap { if case .recheck(let after) = $0 { after } else { nil } }
-        #expect(requests.count == SinkFollower.recheckLimit)
-        #expect(delays.count == requests.count)
-        #expect(delays.first == .milliseconds(50))
-        #expect(delays == delays.sorted() && delays.first! < delays.last!)
+    @Test("with no default the follower asks again, backing off to a slow pace, and never stops")
+    mutating func rechecksNeverStop() {
+        let requests = rechecks(100)
+        let delays = Self.delays(requests)
+        #expect(requests.count == 100)
+        #expect(delays.first == SinkFollower.firstRecheck)
+        #expect(delays == delays.sorted())
+        #expect(delays.last == SinkFollower.slowPace)
     }
 
-    @Test("when sinks appear but no default does, a fresh connection is asked for, once per connection")
-    mutating func reconnect() {
+    @Test("a server with no sinks is asked for its sinks once per connection, and never left for a fresh connection")
+    mutating func noSinksNoReconnect() {
+        let requests = rechecks(100)
+        #expect(requests.filter { $0 == .readAll }.count == 1)
+        #expect(requests[SinkFollower.reconnectAfter] == .readAll, "after three rechecks")
+        #expect(!requests.contains(.reconnect))
+    }
+
+    @Test("a connection that names no default while the server has sinks is blind: dropped once, whatever order the sinks came in")
+    mutating func blindConnection() {
+        let present = rechecks(100, sinks: [Self.sink(1, Name.hdmi)])
+        #expect(present.filter { $0 == .reconnect }.count == 1)
+        #expect(present[SinkFollower.reconnectAfter] == .readAll)
+        #expect(present[SinkFollower.reconnectAfter + 1] == .reconnect)
+
+        follower = SinkFollower(selection: .defaultSink)
+        _ = rechecks(SinkFollower.reconnectAfter)
         _ = follower.sinkAdded(3)
-        let requests = rechecks()
-        #expect(requests.filter { $0 == .reconnect }.count == 1)
-        #expect(requests[3] == .reconnect, "after three rechecks")
+        let appeared = rechecks(100)
+        #expect(appeared.first == .reconnect, "a sink that appeared needs no listing")
+        #expect(appeared.filter { $0 == .reconnect }.count == 1)
+    }
+
+    @Test("each connection dropped in a row for blindness waits one recheck longer, up to twice as many")
+    mutating func blindBackoff() {
+        var waited: [Int] = []
+        for _ in 0..<6 {
+            follower.connected()
+            let requests = rechecks(100, sinks: [Self.sink(1, Name.hdmi)])
+            waited.append(Self.delays(Array(requests.prefix { $0 != .reconnect })).count)
+        }
+        let first = SinkFollower.reconnectAfter
+        #expect(waited == [first, first + 1, first + 2, 2 * first, 2 * first, 2 * first])
+        follower.found()
         follower.connected()
-        _ = follower.sinkAdded(3)
-        let onNewConnection = rechecks()
-        #expect(onNewConnection.contains(.reconnect))
+        let afterFound = rechecks(100, sinks: [Self.sink(1, Name.hdmi)])
+        #expect(Self.delays(Array(afterFound.prefix { $0 != .reconnect })).count == first, "a sink held starts the count afresh")
     }
 
     @Test("a sink found, or a new connection, starts the rechecks afresh")
     mutating func startAfresh() {
         _ = rechecks()
-        let spent = follower.noSink()
-        #expect(spent == nil)
         follower.found()
         let afterFound = follower.noSink()
-        #expect(afterFound == .recheck(after: .milliseconds(50)))
+        #expect(afterFound == .recheck(after: SinkFollower.firstRecheck))
         _ = rechecks()
         follower.connected()
         let afterConnecting = follower.noSink()
-        #expect(afterConnecting == .recheck(after: .milliseconds(50)))
+        #expect(afterConnecting == .recheck(after: SinkFollower.firstRecheck))
     }
 
     @Test("a chosen sink is waited for without asking again")

@@ -21,10 +21,11 @@ final class AudioServer: @unchecked Sendable {
     private(set) var environment: [String: String]
 
     /// Starts a server with `sinks` ("name" or "name:channels"); the first becomes the default sink.
-    /// Throws (failing the test) when the server cannot start: a test never skips for want of one.
-    init(_ kind: Kind, sinks: [String] = ["guard_a", "guard_b"]) throws {
+    /// `preloaded`, the server loads them itself as it starts (and restarts), before its first client
+    /// connects. Throws (failing the test) when the server cannot start: a test never skips for want of one.
+    init(_ kind: Kind, sinks: [String] = ["guard_a", "guard_b"], preloaded: Bool = false) throws {
         self.kind = kind
-        environment = try Self.script(["--\(kind)", "--sinks", sinks.joined(separator: ",")])
+        environment = try Self.script(["--\(kind)", "--sinks", sinks.joined(separator: ",")] + (preloaded ? ["--preload"] : []))
     }
 
     /// Runs scripts/audio-server and reads the environment it prints.
@@ -45,8 +46,10 @@ final class AudioServer: @unchecked Sendable {
     }
 
     /// Starts the server again, same kind and sinks, at the same address (after `crash()`, or ending it).
-    func restart() throws {
-        environment = try Self.script(["--restart"], environment: environment)
+    /// `sessionDelay`: PipeWire's session manager starts that much after pipewire-pulse, as on a slow login.
+    func restart(sessionDelay: Duration = .zero) throws {
+        let delay = Double(sessionDelay.components.seconds) + Double(sessionDelay.components.attoseconds) / 1e18
+        environment = try Self.script(["--restart"], environment: environment.merging(["AUDIO_SERVER_SESSION_DELAY": "\(delay)"]) { $1 })
     }
 
     deinit {
