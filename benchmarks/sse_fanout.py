@@ -93,7 +93,7 @@ def open_stream(port: int, reader: Reader) -> socket.socket:
     connection = socket.create_connection(("127.0.0.1", port))
     connection.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
     buffered = b""
-    while b"event: subscribed" not in buffered:
+    while b'"type":"subscribed"' not in buffered:
         chunk = connection.recv(4096)
         if not chunk:
             raise SystemExit("a stream ended before it was subscribed")

@@ -69,7 +69,7 @@ final class ClientQueue: Sendable {
         case .overflow:
             channel.eventLoop.execute { [self] in
                 let farewell = ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting")))
-                _ = write(carrier == .socket ? farewell : EventStreamFrame.event("error", line: farewell))
+                _ = write(carrier == .socket ? farewell : EventStreamFrame.event(line: farewell))
                 channel.close(promise: nil)
             }
             return false

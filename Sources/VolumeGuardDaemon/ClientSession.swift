@@ -57,7 +57,7 @@ struct ClientSession {
         switch request.command {
         case .subscribe:
             let interests = SubscriberHub.Interests(gestures: request.gestures ?? true, states: request.states ?? true)
-            await sinkGuard.subscribe(queue, id: request.id, resume: request.since.map { StreamPosition(seq: $0) }, interests: interests)
+            await sinkGuard.subscribe(queue, id: request.id, since: request.since, interests: interests)
             return nil
         case .status:
             return ByteBuffer(line: await sinkGuard.status(id: request.id))

@@ -15,8 +15,8 @@ import NIOHTTP1
 struct HTTPRequestPolicy: Sendable {
     /// What serves a request that passed the checks.
     enum Route: Hashable, Sendable {
-        /// An event stream, subscribed as `subscribe` would, resuming from `resume` if given.
-        case events(resume: StreamPosition?, interests: SubscriberHub.Interests)
+        /// An event stream, subscribed as `subscribe` would, resuming after the press seq `since` if given.
+        case events(since: UInt64?, interests: SubscriberHub.Interests)
         case status
         case pause
         case resume
@@ -114,29 +114,31 @@ struct HTTPRequestPolicy: Sendable {
     }
 
     /// `/events`: `since`, `gestures` and `states` as `subscribe` takes them; a `Last-Event-ID` (an
-    /// `EventSource` reconnecting) wins over `since`, which the URL still carries from the first connect.
+    /// `EventSource` reconnecting, with the seq of the last press it got) is a `since` too, and wins over
+    /// the one the URL still carries from the first connect.
     private static func events(query: [(name: Substring, value: Substring)], lastEventID: String?) throws(Refusal) -> Route {
-        var resume: StreamPosition?
+        var since: UInt64?
         var interests = SubscriberHub.Interests()
         for (name, value) in query {
             switch name {
-            case "since": resume = try position(String(value), field: "since")
+            case "since": since = try seq(value, field: "since")
             case "gestures": interests.gestures = try flag(value, field: "gestures")
             case "states": interests.states = try flag(value, field: "states")
             default: continue
             }
         }
         if let lastEventID, !lastEventID.isEmpty {
-            resume = try position(lastEventID, field: "Last-Event-ID")
+            since = try seq(Substring(lastEventID), field: "Last-Event-ID")
         }
-        return .events(resume: resume, interests: interests)
+        return .events(since: since, interests: interests)
     }
 
-    private static func position(_ text: String, field: String) throws(Refusal) -> StreamPosition {
-        guard let position = StreamPosition(eventID: text) else {
-            throw invalid(field, "must be a press seq (a whole number, 0 or more), or an event id as sent: SEQ@INSTANCE")
+    /// A press seq written in ASCII digits, as the socket's `since` takes it: 0 to 2⁶⁴ − 1.
+    private static func seq(_ text: Substring, field: String) throws(Refusal) -> UInt64 {
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seq = UInt64(text) else {
+            throw invalid(field, "must be a press seq: a whole number, 0 or more")
         }
-        return position
+        return seq
     }
 
     private static func flag(_ text: Substring, field: String) throws(Refusal) -> Bool {

@@ -50,8 +50,8 @@ struct HTTPSession {
                     }
                 case .end:
                     guard let served = decision else { return }
-                    if case .serve(.events(let resume, let interests), let origin) = served {
-                        return try await stream(resume: resume, interests: interests, origin: origin)
+                    if case .serve(.events(let since, let interests), let origin) = served {
+                        return try await stream(since: since, interests: interests, origin: origin)
                     }
                     try await send(await respond(to: served, keepAlive: keepAlive))
                     guard keepAlive else { return }
@@ -80,10 +80,10 @@ struct HTTPSession {
 
     /// Subscribes the connection as an event stream and serves it until either side ends it: the client
     /// goes, it stops reading and is cut loose, or the daemon stops (its subscriptions finished).
-    private func stream(resume: StreamPosition?, interests: SubscriberHub.Interests, origin: WebOrigin?) async throws {
+    private func stream(since: UInt64?, interests: SubscriberHub.Interests, origin: WebOrigin?) async throws {
         try await send([HTTPResponses.eventStreamHead(origin: origin)])
         let queue = ClientQueue(channel: channel, capacity: sinkGuard.clientQueueCapacity, carrier: .eventStream)
-        await sinkGuard.subscribe(queue, id: nil, resume: resume, interests: interests)
+        await sinkGuard.subscribe(queue, id: nil, since: since, interests: interests)
         let interval = EventStreamFrame.heartbeatInterval
         let heartbeat = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
             if !queue.send(EventStreamFrame.heartbeat) { task.cancel() }

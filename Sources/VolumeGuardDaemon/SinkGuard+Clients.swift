@@ -4,10 +4,10 @@ import VolumeGuardCore
 
 /// What clients of the control socket ask of the guard.
 extension SinkGuard {
-    /// Queues the `subscribed` reply and the presses after `resume` still in the history, then registers
-    /// `queue` for live lines, all in one turn of the actor. A nil `resume` means live presses only.
-    func subscribe(_ queue: ClientQueue, id: RequestID?, resume: StreamPosition?, interests: SubscriberHub.Interests) {
-        hub.subscribe(queue, id: id, resume: resume, interests: interests, lastSeq: core.lastSeq)
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
+    /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {
+        hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: core.lastSeq)
         subscribersChanged()
     }
 

@@ -17,8 +17,8 @@ struct SubscriberHub {
     }
 
     /// The kinds of line a subscriber may be sent.
-    fileprivate enum Kind: String {
-        case press, gesture, state, subscribed
+    fileprivate enum Kind {
+        case press, gesture, state
     }
 
     /// The subscribers' queues, and what each wants.
@@ -39,19 +39,24 @@ struct SubscriberHub {
     /// How many subscribers are HTTP event streams.
     var eventStreams: Int { subscribers.values.count { $0.queue.carrier == .eventStream } }
 
-    /// Queues the `subscribed` reply and the presses after `resume` still in the history, then registers
-    /// `queue` for live lines. A nil `resume` means live presses only; one from another run of the daemon
-    /// (`StreamPosition.since(in:)`) is owed every press of this one.
-    mutating func subscribe(_ queue: ClientQueue, id: RequestID?, resume: StreamPosition?, interests: Interests, lastSeq: UInt64) {
-        let since = resume?.since(in: instance)
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
+    /// `queue` for live lines. A nil `since` means live presses only. Socket clients and event streams
+    /// get the same replay, by the history's one rule (a `since` at or beyond `lastSeq` is owed nothing).
+    /// An event stream also gets the current state right after `subscribed` (if it wants states), so
+    /// that a page knows at once whether the daemon is paused; a socket client asks `status` for it.
+    mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: Interests, lastSeq: UInt64) {
         let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false, firstSeq: lastSeq + 1)
         let reply = ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap))
-        // A stream that drops during the replay resumes from where the replay began, not past it.
-        let position = StreamPosition(seq: min(since ?? lastSeq, lastSeq), instance: instance)
-        queue.send(queue.carrier == .socket ? reply : EventStreamFrame.event(Kind.subscribed.rawValue, id: position, retry: true, line: reply))
+        if queue.carrier == .socket {
+            queue.send(reply)
+        } else {
+            // A stream that drops during the replay resumes from where the replay began, not past it.
+            queue.send(EventStreamFrame.event(id: min(since ?? lastSeq, lastSeq), retry: true, line: reply))
+            if interests.states, let announced { queue.send(EventStreamFrame.event(line: ByteBuffer(line: announced))) }
+        }
         for (offset, line) in replay.lines.enumerated() {
             let seq = replay.firstSeq + UInt64(offset)
-            guard queue.send(queue.carrier == .socket ? line : pressEvent(seq: seq, line)) else { return }
+            guard queue.send(queue.carrier == .socket ? line : EventStreamFrame.event(id: seq, line: line)) else { return }
         }
         subscribers[ObjectIdentifier(queue)] = (queue, interests)
     }
@@ -64,12 +69,12 @@ struct SubscriberHub {
     /// Keeps the press for replays and sends it to every subscriber; returns how many were cut loose.
     mutating func publish(seq: UInt64, _ line: ByteBuffer) -> Int {
         history.append(seq: seq, line: line)
-        return broadcast(line, event: pressEvent(seq: seq, line), kind: .press)
+        return broadcast(line, event: EventStreamFrame.event(id: seq, line: line), kind: .press)
     }
 
     /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.
     mutating func publishGesture(_ line: ByteBuffer) -> Int {
-        broadcast(line, event: EventStreamFrame.event(Kind.gesture.rawValue, line: line), kind: .gesture)
+        broadcast(line, event: EventStreamFrame.event(line: line), kind: .gesture)
     }
 
     /// Sends `state` if it is news: the state or the guarded sink changed. `guarding` without a sink is
@@ -79,18 +84,13 @@ struct SubscriberHub {
         guard state != announced, state.state != .guarding || state.sink != nil else { return (false, 0) }
         announced = state
         let line = ByteBuffer(line: state)
-        return (true, broadcast(line, event: EventStreamFrame.event(Kind.state.rawValue, line: line), kind: .state))
+        return (true, broadcast(line, event: EventStreamFrame.event(line: line), kind: .state))
     }
 
     /// Ends every subscription: the daemon is stopping.
     mutating func finishAll() {
         for subscriber in subscribers.values { subscriber.queue.finish() }
         subscribers = [:]
-    }
-
-    /// A press line as an event, its id the press's place in this run.
-    private func pressEvent(seq: UInt64, _ line: ByteBuffer) -> ByteBuffer {
-        EventStreamFrame.event(Kind.press.rawValue, id: StreamPosition(seq: seq, instance: instance), line: line)
     }
 
     /// Queues one line (or, for an event stream, its `event`) for every subscriber that wants its kind;
@@ -110,7 +110,7 @@ extension SubscriberHub.Interests {
     /// Presses go to everyone; gestures and states to those that did not turn them off.
     fileprivate func wants(_ kind: SubscriberHub.Kind) -> Bool {
         switch kind {
-        case .press, .subscribed: true
+        case .press: true
         case .gesture: gestures
         case .state: states
         }

@@ -1,7 +1,8 @@
 """examples/web/booth.html in a real browser: headless Chromium, driven by Selenium through Debian's
 chromedriver, loads the page from a static server on another port, and sees each press made with pactl
-on a private audio server, also after the daemon is restarted (EventSource reconnects, and the daemon
-replays what it missed). A browser that cannot start fails the test: nothing is skipped.
+on a private audio server, also after the daemon is restarted (EventSource reconnects, the page sees
+another run's instance in the subscribed event and starts again from since=0, and the daemon replays
+what it missed). A browser that cannot start fails the test: nothing is skipped.
 
 Run by scripts/test as `.build/browser-venv/bin/python -m unittest discover -s Tests/Browser`.
 """
@@ -66,8 +67,10 @@ class BoothPageTest(unittest.TestCase):
     def page(self, element: str) -> str:
         return str(self.browser.find_element(By.ID, element).text)
 
-    def photo_ids(self) -> list[str]:
-        return [str(line.get_attribute("data-id")) for line in self.browser.find_elements(By.CSS_SELECTOR, "#photos .photo")]
+    def photo_ids(self) -> list[tuple[str, int]]:
+        """The photos shown, newest first, as (instance, seq)."""
+        return [(str(line.get_attribute("data-instance")), int(str(line.get_attribute("data-seq"))))
+                for line in self.browser.find_elements(By.CSS_SELECTOR, "#photos .photo")]
 
     def wait_for(self, condition, what: str) -> None:
         if not eventually(condition, timeout=3 * WAIT):
@@ -83,8 +86,8 @@ class BoothPageTest(unittest.TestCase):
 
         first.press(3)
         self.wait_for(lambda: self.page("count") == "3", "the page did not count 3 presses")
-        instance = self.photo_ids()[0].split("@")[1]
-        self.assertEqual(self.photo_ids(), [f"{seq}@{instance}" for seq in (3, 2, 1)])
+        instance = self.photo_ids()[0][0]
+        self.assertEqual(self.photo_ids(), [(instance, seq) for seq in (3, 2, 1)])
 
         # Paused by a client: the page says so.
         first.raw({"cmd": "pause"})
@@ -93,8 +96,8 @@ class BoothPageTest(unittest.TestCase):
         self.wait_for(lambda: self.page("connection") == "connected", "the page did not show the resume")
 
         # The daemon restarts, and presses are made while the page is away (the browser is offline, so
-        # that it cannot reconnect first). EventSource reconnects with its last id, which names the old
-        # run: the new daemon replays every press of its own.
+        # that it cannot reconnect first). EventSource reconnects with its last id, 3, beyond the new run's
+        # last seq: the subscribed event names another instance, and the page starts again from since=0.
         first.stop()
         self.wait_for(lambda: "reconnecting" in self.page("connection"), "the page did not show the lost daemon")
         self.browser.set_network_conditions(offline=True, latency=0, download_throughput=-1, upload_throughput=-1)
@@ -108,9 +111,9 @@ class BoothPageTest(unittest.TestCase):
         self.wait_for(lambda: self.page("count") == "6", "the page did not get a live press after the restart")
         ids = self.photo_ids()
         self.assertEqual(len(set(ids)), 6)
-        newer = ids[0].split("@")[1]
+        newer = ids[0][0]
         self.assertNotEqual(newer, instance)
-        self.assertEqual(ids[:3], [f"{seq}@{newer}" for seq in (3, 2, 1)])
+        self.assertEqual(ids, [(newer, seq) for seq in (3, 2, 1)] + [(instance, seq) for seq in (3, 2, 1)])
         self.assertEqual(self.page("connection"), "connected")
 
 

@@ -9,7 +9,7 @@ struct HTTPListenerTests {
     static let origin = "http://127.0.0.1:8000"
     static let listener = ["--http", "127.0.0.1:0", "--http-origins", origin]
 
-    @Test("Each line the socket sends is one event whose data is that very line; presses carry their seq as id", arguments: AudioServer.Kind.underTest)
+    @Test("Each line the socket sends is one unnamed event whose data is that very line; presses carry their seq as id", arguments: AudioServer.Kind.underTest)
     func framing(kind: AudioServer.Kind) async throws {
         let server = try AudioServer(kind)
         try server.setVolume(of: "guard_a", raw: [32768, 32768])
@@ -28,21 +28,27 @@ struct HTTPListenerTests {
         let quiet = try EventStreamClient(port: port, "/events?states=false&gestures=false")
         for client in [stream, quiet] {
             let subscribed = try #require(client.next())
-            #expect(subscribed.event == "subscribed")
+            #expect(subscribed.event == "message")
+            #expect(subscribed.type == "subscribed")
             #expect(subscribed.retry == 1000)
-            #expect(subscribed.id == "0@\(reply.instance)")
+            #expect(subscribed.id == "0")
             guard case .subscribed(let streamReply)? = subscribed.message else { throw TestFailure("not a subscribed reply: \(subscribed.data)") }
             #expect(streamReply.instance == reply.instance)
         }
+        // Right after subscribed, a stream that wants states is told the current one (a socket client is not).
+        let current = try #require(stream.next())
+        #expect(current.event == "message" && current.id == nil)
+        #expect(current.data == #"{"sink":"guard_a","state":"guarding","type":"state"}"#)
         #expect(try await daemon.status().http?.clients == 2)
         #expect(try await daemon.status().subscribers == 3)
 
         try server.pactl("set-sink-volume", "guard_a", "+5%")
         let pressLine = try #require(socket.readLine())
         for client in [stream, quiet] {
-            let press = try #require(client.events { $0.event == "press" }?.last)
+            let press = try #require(client.next())
+            #expect(press.event == "message" && press.type == "press")
             #expect(press.data == pressLine)
-            #expect(press.id == "1@\(reply.instance)")
+            #expect(press.id == "1")
             #expect(press.press?.seq == 1)
         }
 
@@ -51,7 +57,8 @@ struct HTTPListenerTests {
         #expect(paused.body == #"{"type":"paused"}"# + "\n")
         #expect(paused.headers["access-control-allow-origin"] == Self.origin)
         let stateLine = try #require(socket.readLine())
-        let state = try #require(stream.events { $0.event == "state" }?.last)
+        let state = try #require(stream.events { $0.type == "state" }?.last)
+        #expect(state.event == "message")
         #expect(state.data == stateLine)
         #expect(state.id == nil)
         guard case .state(let message)? = state.message else { throw TestFailure("not a state line: \(state.data)") }
@@ -64,7 +71,7 @@ struct HTTPListenerTests {
         try server.pactl("set-sink-volume", "guard_a", "-5%")
         // The stream without states has had nothing but presses.
         let next = try #require(quiet.next())
-        #expect(next.event == "press" && next.press?.seq == 2 && next.press?.direction == .down)
+        #expect(next.type == "press" && next.press?.seq == 2 && next.press?.direction == .down)
 
         let status = try HTTPClient.request(port: port, "/status")
         #expect(status.status == 200)
@@ -80,7 +87,7 @@ struct HTTPListenerTests {
         #expect(quiet.comments.contains(": keep-alive"))
     }
 
-    @Test("Last-Event-ID replays what a stream missed, across a restart of the daemon too, with since's gap rule", arguments: AudioServer.Kind.underTest)
+    @Test("Last-Event-ID is since: the same replay, gap and restart rule, across a restart of the daemon too", arguments: AudioServer.Kind.underTest)
     func replay(kind: AudioServer.Kind) async throws {
         let server = try AudioServer(kind)
         try server.setVolume(of: "guard_a", raw: [32768, 32768])
@@ -88,17 +95,19 @@ struct HTTPListenerTests {
         let arguments = ["--http", "127.0.0.1:\(port)", "--http-origins", Self.origin]
         let first = try await Daemon(on: server, arguments: arguments)
         let stream = try EventStreamClient(port: port)
-        let one = try #require(stream.next()?.id?.split(separator: "@").last.map(String.init))
+        guard case .subscribed(let oneReply)? = stream.next()?.message else { throw TestFailure("not subscribed") }
+        let one = oneReply.instance
         var presses: [ServerSentEvent] = []
         for step in ["+5%", "-5%", "+5%"] {
             try server.pactl("set-sink-volume", "guard_a", step)
-            presses.append(try #require(stream.events { $0.event == "press" }?.last))
+            presses.append(try #require(stream.events { $0.type == "press" }?.last))
         }
-        #expect(presses.map(\.id) == ["1@\(one)", "2@\(one)", "3@\(one)"])
+        #expect(presses.map(\.id) == ["1", "2", "3"])
 
-        // A reconnect in the same run gets exactly what it missed.
-        let resumed = try EventStreamClient(port: port, headers: [("Last-Event-ID", "1@\(one)")])
-        #expect(resumed.next()?.id == "1@\(one)")
+        // A reconnect in the same run gets exactly what it missed; the subscribed event's id is where it
+        // resumed from.
+        let resumed = try EventStreamClient(port: port, "/events?states=false", headers: [("Last-Event-ID", "1")])
+        #expect(resumed.next()?.id == "1")
         #expect(resumed.next() == presses[1])
         #expect(resumed.next() == presses[2])
 
@@ -107,35 +116,37 @@ struct HTTPListenerTests {
         #expect(stream.events { $0.data.contains(#""state":"stopped""#) } != nil)
         #expect(stream.ends(within: .seconds(10)))
 
-        // A new daemon, and presses before the stream is back: its last id names the old run, so it is
-        // owed every press of the new one.
+        // A new daemon that has counted 2 presses before the stream is back with its id 3, beyond the new
+        // last_seq: as with the socket's since, nothing is replayed, and the subscribed event's id moves
+        // the stream to this run's last seq. Its instance tells the page of the restart.
         let second = try await Daemon(on: server, arguments: arguments + ["--history", "2"])
         for (number, step) in ["+5%", "-5%"].enumerated() {
             try server.pactl("set-sink-volume", "guard_a", step)
             #expect(try await eventually { try await second.status().lastSeq == number + 1 })
         }
-        let back = try EventStreamClient(port: port, headers: [("Last-Event-ID", "3@\(one)")])
+        let back = try EventStreamClient(port: port, "/events?states=false", headers: [("Last-Event-ID", "3")])
         let subscribed = try #require(back.next())
         guard case .subscribed(let reply)? = subscribed.message else { throw TestFailure("not subscribed: \(subscribed.data)") }
-        let two = reply.instance
-        #expect(two != one)
+        #expect(reply.instance != one)
+        #expect(reply.lastSeq == 2)
         #expect(reply.gap == nil)
-        #expect(subscribed.id == "0@\(two)")
-        #expect(back.next()?.id == "1@\(two)")
-        #expect(back.next()?.id == "2@\(two)")
+        #expect(subscribed.id == "2")
         try server.pactl("set-sink-volume", "guard_a", "+5%")
-        #expect(back.events { $0.event == "press" }?.last?.id == "3@\(two)")
+        let live = try #require(back.next())
+        #expect(live.type == "press" && live.id == "3")
 
-        // The history keeps 2: a stream that has nothing of this run has a gap.
-        let late = try EventStreamClient(port: port, headers: [("Last-Event-ID", "0@\(two)")])
+        // The page that compares instances starts again from since=0: the history keeps 2, so a gap.
+        let late = try EventStreamClient(port: port, "/events?since=0&states=false")
         guard case .subscribed(let lateReply)? = late.next()?.message else { throw TestFailure("not subscribed") }
         #expect(lateReply.gap == true)
-        #expect(late.next()?.id == "2@\(two)")
-        #expect(late.next()?.id == "3@\(two)")
-        // A bare seq, or since in the URL, counts in this run, as the socket's since does.
-        let bare = try EventStreamClient(port: port, "/events?since=2")
-        #expect(bare.next()?.id == "2@\(two)")
-        #expect(bare.next()?.id == "3@\(two)")
+        #expect(late.next()?.id == "2")
+        #expect(late.next()?.id == "3")
+        // Last-Event-ID wins over the since the URL still carries: no gap from 1.
+        let again = try EventStreamClient(port: port, "/events?since=0&states=false", headers: [("Last-Event-ID", "1")])
+        guard case .subscribed(let againReply)? = again.next()?.message else { throw TestFailure("not subscribed") }
+        #expect(againReply.gap == nil)
+        #expect(again.next()?.id == "2")
+        #expect(again.next()?.id == "3")
     }
 }
 

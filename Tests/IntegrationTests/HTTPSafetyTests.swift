@@ -120,14 +120,14 @@ struct HTTPSafetyTests {
         let daemon = try await Daemon(on: server, arguments: HTTPListenerTests.listener)
         let port = try await daemon.httpPort()
         let stream = try EventStreamClient(port: port)
-        #expect(stream.next()?.event == "subscribed")
+        #expect(stream.next()?.type == "subscribed")
         var flood: [RawSocket] = []
         for _ in 1..<2048 { flood.append(try RawSocket(tcpPort: port)) }
         #expect(try await eventually { try await daemon.status().http?.connections == 2048 })
         let turnedAway = try HTTPClient.request(port: port, "/status")
         #expect(turnedAway.status == 503 && turnedAway.errorCode == .tooManyClients)
         try server.pactl("set-sink-volume", "guard_a", "-5%")
-        #expect(stream.events { $0.event == "press" }?.last?.press?.seq == 1)
+        #expect(stream.events { $0.type == "press" }?.last?.press?.seq == 1)
         flood = []
         #expect(try await eventually { try await daemon.status().http?.connections == 1 })
         #expect(try HTTPClient.request(port: port, "/status").status == 200)
@@ -144,12 +144,12 @@ struct HTTPSafetyTests {
         let port = try await daemon.httpPort()
         var streams: [EventStreamClient] = []
         for _ in 0..<1000 { streams.append(try EventStreamClient(port: port)) }
-        for stream in streams { #expect(stream.next()?.event == "subscribed") }
+        for stream in streams { #expect(stream.next()?.type == "subscribed") }
         #expect(try await daemon.status().http?.clients == 1000)
         for (number, step) in ["+5%", "-5%", "-5%"].enumerated() {
             try server.pactl("set-sink-volume", "guard_a", step)
             for stream in streams {
-                #expect(stream.events { $0.event == "press" }?.last?.press?.seq == UInt64(number + 1))
+                #expect(stream.events { $0.type == "press" }?.last?.press?.seq == UInt64(number + 1))
             }
         }
     }
@@ -163,7 +163,7 @@ struct HTTPSafetyTests {
         let port = try await daemon.httpPort()
         let keys = try await KeyPresser(on: server, sink: "guard_a")
         let reader = try EventStreamClient(port: port, "/events?states=false")
-        #expect(reader.next()?.event == "subscribed")
+        #expect(reader.next()?.type == "subscribed")
         let stalled = try EventStreamClient.neverReading(port: port)
         #expect(try await eventually { try await daemon.status().http?.clients == 2 })
 

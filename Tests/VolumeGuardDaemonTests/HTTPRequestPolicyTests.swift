@@ -28,7 +28,7 @@ struct HTTPRequestPolicyTests {
         #expect(decide("/status", [("Origin", "http://127.0.0.1:8000")]) == .serve(.status, origin: Self.booth))
         #expect(decide("/pause", method: .POST, [("Origin", "http://127.0.0.1:8000")]) == .serve(.pause, origin: Self.booth))
         #expect(decide("/resume", method: .POST, [("Origin", "http://127.0.0.1:8000")]) == .serve(.resume, origin: Self.booth))
-        #expect(decide("/events") == .serve(.events(resume: nil, interests: .init()), origin: nil))
+        #expect(decide("/events") == .serve(.events(since: nil, interests: .init()), origin: nil))
     }
 
     @Test("Host must name the listener: its address, or localhost on loopback")
@@ -86,39 +86,19 @@ struct HTTPRequestPolicyTests {
         #expect(decide("/pause", method: .POST, [("Origin", "http://127.0.0.1:8000"), ("Content-Length", "2")]) == .serve(.pause, origin: Self.booth))
     }
 
-    @Test("/events takes since, gestures and states as subscribe does; Last-Event-ID wins over since")
+    @Test("/events takes since, gestures and states as subscribe does; Last-Event-ID is a since, and wins")
     func events() {
-        let instance = "3f0c9d2e-6a41-4b7e-9c55-0e8a7d21b6f4"
         #expect(decide("/events?since=4&gestures=false&states=0&other=x")
-            == .serve(.events(resume: StreamPosition(seq: 4), interests: .init(gestures: false, states: false)), origin: nil))
-        #expect(decide("/events?since=4", [("Last-Event-ID", "7@\(instance)")])
-            == .serve(.events(resume: StreamPosition(seq: 7, instance: instance), interests: .init()), origin: nil))
-        #expect(decide("/events", [("Last-Event-ID", "")]) == .serve(.events(resume: nil, interests: .init()), origin: nil))
-        for wrong in ["/events?since=-1", "/events?since=x", "/events?gestures=no", "/events?states="] {
+            == .serve(.events(since: 4, interests: .init(gestures: false, states: false)), origin: nil))
+        #expect(decide("/events?since=4", [("Last-Event-ID", "7")]) == .serve(.events(since: 7, interests: .init()), origin: nil))
+        #expect(decide("/events", [("Last-Event-ID", "18446744073709551615")])
+            == .serve(.events(since: .max, interests: .init()), origin: nil))
+        #expect(decide("/events", [("Last-Event-ID", "")]) == .serve(.events(since: nil, interests: .init()), origin: nil))
+        for wrong in ["/events?since=-1", "/events?since=x", "/events?since=", "/events?since=+5", "/events?gestures=no", "/events?states="] {
             #expect(code(decide(wrong))! == (400, .invalidField), "\(wrong)")
         }
-        #expect(code(decide("/events", [("Last-Event-ID", "7@")]))! == (400, .invalidField))
-    }
-
-    @Test("An event id names the press and the run; one from another run is owed this run's every press")
-    func positions() {
-        let here = "aaaa"
-        #expect(StreamPosition(eventID: "5@\(here)") == StreamPosition(seq: 5, instance: here))
-        #expect(StreamPosition(eventID: "5") == StreamPosition(seq: 5))
-        #expect(StreamPosition(seq: 5, instance: here).description == "5@aaaa")
-        for wrong in ["", "@a", "x@a", "-1", "5@", "٥"] { #expect(StreamPosition(eventID: wrong) == nil, "\(wrong)") }
-        #expect(StreamPosition(seq: 5, instance: here).since(in: here) == 5)
-        #expect(StreamPosition(seq: 5).since(in: here) == 5)
-        #expect(StreamPosition(seq: 5, instance: "bbbb").since(in: here) == 0)
-    }
-
-    @Test("An event's data is the socket's line exactly; only presses and the subscribed reply carry an id")
-    func frames() {
-        let line = ByteBuffer(string: #"{"seq":5,"type":"press"}"# + "\n")
-        let press = EventStreamFrame.event("press", id: StreamPosition(seq: 5, instance: "i"), line: line)
-        #expect(String(buffer: press) == "event: press\nid: 5@i\ndata: {\"seq\":5,\"type\":\"press\"}\n\n")
-        let subscribed = EventStreamFrame.event("subscribed", id: StreamPosition(seq: 0, instance: "i"), retry: true, line: line)
-        #expect(String(buffer: subscribed).hasPrefix("retry: 1000\nevent: subscribed\nid: 0@i\n"))
-        #expect(String(buffer: EventStreamFrame.event("state", line: line)) == "event: state\ndata: {\"seq\":5,\"type\":\"press\"}\n\n")
+        for wrong in ["7@3f0c9d2e", "x", "-1", "+7", "٥", "1.5", "18446744073709551616"] {
+            #expect(code(decide("/events", [("Last-Event-ID", wrong)]))! == (400, .invalidField), "\(wrong)")
+        }
     }
 }

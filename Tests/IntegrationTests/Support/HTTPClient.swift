@@ -68,6 +68,11 @@ struct ServerSentEvent: Equatable {
     /// The data as a protocol line.
     var message: ServerMessage? { ServerMessage(line: Array(data.utf8)) }
 
+    /// The line's `type` (`press`, `state`, …): events are unnamed, so this is how a page tells them apart.
+    var type: String? {
+        (try? JSONSerialization.jsonObject(with: Data(data.utf8))).flatMap { ($0 as? [String: Any])?["type"] as? String }
+    }
+
     var press: PressMessage? {
         if case .press(let press)? = message { press } else { nil }
     }
