@@ -60,6 +60,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -135,7 +136,10 @@ let package = Package(
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(
             name: "VolumeGuardDaemonTests",
-            dependencies: ["VolumeGuardDaemon", "GuardConfig", "GuardProtocol", "GuardSettings", "VolumeGuardCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", "GuardProtocol",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -47,6 +47,9 @@ struct StatusReport {
             "subscribers \(status.subscribers)",
         ]
         if let server = status.server { lines.append("server      \(server)") }
+        if let http = status.http {
+            lines.append("http        \(http.address), event streams \(http.clients), connections \(http.connections)")
+        }
         let uptime = Int(status.uptimeSeconds)
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
         text = lines.joined(separator: "\n")

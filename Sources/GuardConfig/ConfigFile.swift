@@ -97,6 +97,11 @@ public struct ConfigFile: Sendable {
         case .number: raw.number.map(Setting.Value.number)
         case .whole: raw.int.map(Setting.Value.whole)
         case .bool: raw.bool.map(Setting.Value.bool)
+        case .list:
+            raw.array.flatMap { array in
+                let texts = array.compactMap(\.string)
+                return texts.count == array.count ? Setting.Value.list(texts) : nil
+            }
         }
     }
 

@@ -39,11 +39,13 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     /// True when another client fought the guard (set the volume right after every reset): the guard
     /// then holds that client's level (`held`) instead, and still reports and resets presses.
     public var contested: Bool
+    /// The HTTP listener, when the daemon runs one.
+    public var http: HTTPListenerMessage?
 
     public init(
         id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
         muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
-        uptimeSeconds: Double, contested: Bool = false
+        uptimeSeconds: Double, contested: Bool = false, http: HTTPListenerMessage? = nil
     ) {
         self.id = id
         self.state = state
@@ -57,12 +59,29 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         self.server = server
         self.uptimeSeconds = uptimeSeconds
         self.contested = contested
+        self.http = http
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested
+        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http
         case lastSeq = "last_seq"
         case uptimeSeconds = "uptime_seconds"
+    }
+}
+
+/// The HTTP listener in a status reply.
+public struct HTTPListenerMessage: Hashable, Sendable, Codable {
+    /// Where it listens, as bound: `127.0.0.1:8370`.
+    public var address: String
+    /// Event streams open now (they count among `subscribers` too).
+    public var clients: Int
+    /// Connections open now, event streams included.
+    public var connections: Int
+
+    public init(address: String, clients: Int, connections: Int) {
+        self.address = address
+        self.clients = clients
+        self.connections = connections
     }
 }
 

@@ -18,12 +18,15 @@ public struct Request: Hashable, Sendable {
     /// For `subscribe`: whether gesture lines (holds, double presses) are wanted besides presses;
     /// nil means yes.
     public var gestures: Bool?
+    /// For `subscribe`: whether state lines are wanted besides presses; nil means yes.
+    public var states: Bool?
 
-    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil, gestures: Bool? = nil) {
+    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil, gestures: Bool? = nil, states: Bool? = nil) {
         self.command = command
         self.id = id
         self.since = since
         self.gestures = gestures
+        self.states = states
     }
 }
 
@@ -56,6 +59,7 @@ extension Request: Codable {
         case id
         case since
         case gestures
+        case states
     }
 
     public init(from decoder: any Decoder) throws {
@@ -73,6 +77,7 @@ extension Request: Codable {
             throw RequestError(.invalidField, "field \"since\" must be a press seq: a whole number, 0 or more")
         }
         self.gestures = try fields.decodeIfPresent(Bool.self, forKey: .gestures)
+        self.states = try fields.decodeIfPresent(Bool.self, forKey: .states)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -81,5 +86,6 @@ extension Request: Codable {
         try fields.encodeIfPresent(id, forKey: .id)
         try fields.encodeIfPresent(since, forKey: .since)
         try fields.encodeIfPresent(gestures, forKey: .gestures)
+        try fields.encodeIfPresent(states, forKey: .states)
     }
 }

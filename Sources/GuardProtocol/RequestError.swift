@@ -12,6 +12,23 @@ public struct RequestError: Error, Hashable, Sendable {
         case lineTooLong = "line-too-long"
         /// The client did not read its replies and presses; it is cut loose.
         case tooSlow = "too-slow"
+        // The HTTP listener's refusals (docs/PROTOCOL.md, "HTTP"), each under its HTTP status.
+        /// 400: not HTTP the listener can read.
+        case badRequest = "bad-request"
+        /// 403: `Host` does not name the listener (DNS rebinding), or is missing.
+        case forbiddenHost = "forbidden-host"
+        /// 403: `Origin` is not in `http-origins`, or a `POST` carries none.
+        case forbiddenOrigin = "forbidden-origin"
+        /// 404: no such path.
+        case notFound = "not-found"
+        /// 405: the path does not take this method.
+        case methodNotAllowed = "method-not-allowed"
+        /// 413: the request's body is over the limit.
+        case bodyTooLarge = "body-too-large"
+        /// 431: the request's head is over the limit.
+        case headersTooLarge = "headers-too-large"
+        /// 503: the listener has as many connections as it takes.
+        case tooManyClients = "too-many-clients"
     }
 
     public var code: Code

@@ -15,11 +15,13 @@ public struct Configuration: Hashable, Sendable {
     public var mode: GuardMode
     public var actions: [Action]
     public var logLevel: Logger.Level
+    /// The HTTP listener; nil (the default) for none.
+    public var http: HTTPSettings?
 
     public init(
         socketPath: String, server: String? = nil, core: GuardCore.Configuration = .init(),
         historyCapacity: Int = Self.defaultHistoryCapacity, mode: GuardMode = .always, actions: [Action] = [],
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level = .info, http: HTTPSettings? = nil
     ) {
         self.socketPath = socketPath
         self.server = server
@@ -28,6 +30,7 @@ public struct Configuration: Hashable, Sendable {
         self.mode = mode
         self.actions = actions
         self.logLevel = logLevel
+        self.http = http
     }
 
     /// `options` with the defaults for whatever they leave unset. `options` are taken as checked (the
@@ -47,7 +50,10 @@ public struct Configuration: Hashable, Sendable {
             historyCapacity: options.history ?? Self.defaultHistoryCapacity,
             mode: options.mode ?? .always,
             actions: options.actions ?? [],
-            logLevel: options.logLevel ?? .info
+            logLevel: options.logLevel ?? .info,
+            http: options.http.flatMap(ListenAddress.init).map { address in
+                HTTPSettings(address: address, origins: (options.httpOrigins ?? []).compactMap(WebOrigin.init))
+            }
         )
     }
 
@@ -73,6 +79,8 @@ public struct Configuration: Hashable, Sendable {
         if socketPath != other.socketPath { changed.append("socket") }
         if server != other.server { changed.append("server") }
         if historyCapacity != other.historyCapacity { changed.append("history") }
+        if http?.address != other.http?.address { changed.append("http") }
+        if http?.origins != other.http?.origins { changed.append("http-origins") }
         return changed
     }
 

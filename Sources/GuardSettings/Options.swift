@@ -29,6 +29,10 @@ public struct Options: Hashable, Sendable, Codable {
     public var repeatPeriod: Int?
     public var repeatDelay: Int?
     public var doubleWindow: Int?
+    /// The HTTP listener's address (`ListenAddress`); nil for no listener.
+    public var http: String?
+    /// The web pages (`WebOrigin`) the HTTP listener serves, and lets pause and resume.
+    public var httpOrigins: [String]?
     /// Commands to run on presses; only the config file has them.
     public var actions: [Action]?
 
@@ -36,7 +40,7 @@ public struct Options: Hashable, Sendable, Codable {
         sink: String? = nil, guardMute: Bool? = nil, step: Double? = nil, clampMargin: Double? = nil,
         history: Int? = nil, socket: String? = nil, server: String? = nil, logLevel: Logger.Level? = nil,
         mode: GuardMode? = nil, repeatPeriod: Int? = nil, repeatDelay: Int? = nil, doubleWindow: Int? = nil,
-        actions: [Action]? = nil
+        http: String? = nil, httpOrigins: [String]? = nil, actions: [Action]? = nil
     ) {
         self.sink = sink
         self.guardMute = guardMute
@@ -50,6 +54,8 @@ public struct Options: Hashable, Sendable, Codable {
         self.repeatPeriod = repeatPeriod
         self.repeatDelay = repeatDelay
         self.doubleWindow = doubleWindow
+        self.http = http
+        self.httpOrigins = httpOrigins
         self.actions = actions
     }
 
@@ -67,6 +73,8 @@ public struct Options: Hashable, Sendable, Codable {
         .whole("repeat-period", \.repeatPeriod, unit: "milliseconds", check: problem(milliseconds:)),
         .whole("repeat-delay", \.repeatDelay, unit: "milliseconds", check: problem(milliseconds:)),
         .whole("double-window", \.doubleWindow, unit: "milliseconds", check: problem(milliseconds:)),
+        .text("http", \.http, "an address", check: ListenAddress.problem),
+        .list("http-origins", \.httpOrigins, "a list of origins", check: problem(origins:)),
     ]
 
     /// These options, with every one that `winner` sets taken from it instead.
@@ -107,6 +115,11 @@ public struct Options: Hashable, Sendable, Codable {
     static func problem(history: Int) -> String? {
         let range = Configuration.historyCapacities
         return range.contains(history) ? nil : "must be between \(range.lowerBound) and \(range.upperBound) (presses)"
+    }
+
+    /// What is wrong with a list of web page origins, or nil.
+    static func problem(origins: [String]) -> String? {
+        origins.lazy.compactMap(WebOrigin.problem).first
     }
 
     /// What is wrong with a sink name, path or address, or nil.

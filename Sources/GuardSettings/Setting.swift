@@ -15,6 +15,8 @@ public struct Setting: Sendable {
         case bool
         /// One of these words.
         case choice([String])
+        /// A list of text, described for a user (`a list of origins`).
+        case list(String)
 
         /// What a value of this kind is, after "must be".
         public var description: String {
@@ -24,6 +26,7 @@ public struct Setting: Sendable {
             case .whole(let unit): "a whole number" + (unit.map { " (\($0))" } ?? "")
             case .bool: "true or false"
             case .choice(let words): "one of " + words.map { "\"\($0)\"" }.joined(separator: ", ")
+            case .list(let what): what
             }
         }
     }
@@ -34,6 +37,7 @@ public struct Setting: Sendable {
         case number(Double)
         case whole(Int)
         case bool(Bool)
+        case list([String])
     }
 
     public let key: String
@@ -77,8 +81,17 @@ public struct Setting: Sendable {
 
     // MARK: - The kinds
 
-    static func text(_ key: String, _ path: WritableKeyPath<Options, String?> & Sendable, _ what: String) -> Setting {
-        Setting(key, path, .text(what), read: { if case .text(let text) = $0 { text } else { nil } }, check: Options.problem(text:))
+    static func text(
+        _ key: String, _ path: WritableKeyPath<Options, String?> & Sendable, _ what: String,
+        check: @escaping @Sendable (String) -> String? = Options.problem(text:)
+    ) -> Setting {
+        Setting(key, path, .text(what), read: { if case .text(let text) = $0 { text } else { nil } }, check: check)
+    }
+
+    static func list(
+        _ key: String, _ path: WritableKeyPath<Options, [String]?> & Sendable, _ what: String, check: @escaping @Sendable ([String]) -> String?
+    ) -> Setting {
+        Setting(key, path, .list(what), read: { if case .list(let list) = $0 { list } else { nil } }, check: check)
     }
 
     static func number(

@@ -1,5 +1,6 @@
 import GuardProtocol
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// One client connection's outbound lines: handed straight to its channel's event loop, with a bound on
@@ -11,7 +12,19 @@ import Synchronization
 /// socket writes. A client that stops reading leaves its lines waiting in the channel; once `capacity`
 /// wait, it is cut loose (told so, and closed). The guard and every other client go on untouched, and the
 /// daemon's memory stays bounded.
+///
+/// The same queue serves the control socket and the HTTP listener's event streams: its `carrier` says
+/// how the bytes go on the connection, and the `SubscriberHub` sends each kind what it reads.
 final class ClientQueue: Sendable {
+    /// What a connection carries a client's lines in.
+    enum Carrier: Sendable {
+        /// The control socket: the lines themselves.
+        case socket
+        /// An HTTP event stream whose response head is written: each line framed as an event
+        /// (`EventStreamFrame`), as the response's body.
+        case eventStream
+    }
+
     /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
     /// that a client still reading takes in time. With the socket's own buffer in front of them, a client
     /// that stopped reading is cut loose within 3,000 presses (with the default history of 1,024).
@@ -23,17 +36,19 @@ final class ClientQueue: Sendable {
         var waiting = 0
     }
 
+    let carrier: Carrier
     private let channel: Channel
     private let capacity: Int
     private let state = Mutex(State())
 
-    init(channel: Channel, capacity: Int) {
+    init(channel: Channel, capacity: Int, carrier: Carrier = .socket) {
         self.channel = channel
         self.capacity = capacity
+        self.carrier = carrier
         channel.closeFuture.whenComplete { [self] _ in state.withLock { $0.open = false } }
     }
 
-    /// Sends a line; false when the client is gone or was just cut loose for not reading.
+    /// Sends a line (for an event stream: an event); false when the client is gone or was just cut loose for not reading.
     @discardableResult
     func send(_ line: ByteBuffer) -> Bool {
         let admission = state.withLock { state -> Admission in
@@ -48,12 +63,13 @@ final class ClientQueue: Sendable {
         switch admission {
         case .admitted:
             channel.eventLoop.execute { [self] in
-                channel.writeAndFlush(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
+                write(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
             }
             return true
         case .overflow:
-            channel.eventLoop.execute { [channel] in
-                channel.writeAndFlush(ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting"))), promise: nil)
+            channel.eventLoop.execute { [self] in
+                let farewell = ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting")))
+                _ = write(carrier == .socket ? farewell : EventStreamFrame.event(line: farewell))
                 channel.close(promise: nil)
             }
             return false
@@ -84,7 +100,16 @@ final class ClientQueue: Sendable {
     /// Completes once every line sent so far is written, or failed with the connection: an empty write
     /// behind them, handed over the same way, as SwiftNIO completes a channel's writes in order.
     private func linesSentSoFar() -> EventLoopFuture<Void> {
-        channel.eventLoop.flatSubmit { [channel] in channel.writeAndFlush(ByteBuffer()) }
+        channel.eventLoop.flatSubmit { [self] in write(ByteBuffer()) }
+    }
+
+    /// Writes `bytes` as the carrier carries them; on the channel's event loop. (An empty body part
+    /// writes no chunk: NIOHTTP1's encoder passes it through as it is.)
+    private func write(_ bytes: ByteBuffer) -> EventLoopFuture<Void> {
+        switch carrier {
+        case .socket: channel.writeAndFlush(bytes)
+        case .eventStream: channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(bytes)))
+        }
     }
 
     /// Returns once the client has gone; closes the connection if the task is cancelled first.

@@ -56,7 +56,8 @@ struct ClientSession {
     private func reply(to request: Request, queue: ClientQueue) async -> ByteBuffer? {
         switch request.command {
         case .subscribe:
-            await sinkGuard.subscribe(queue, id: request.id, since: request.since, gestures: request.gestures ?? true)
+            let interests = SubscriberHub.Interests(gestures: request.gestures ?? true, states: request.states ?? true)
+            await sinkGuard.subscribe(queue, id: request.id, since: request.since, interests: interests)
             return nil
         case .status:
             return ByteBuffer(line: await sinkGuard.status(id: request.id))

@@ -47,19 +47,27 @@ public enum Daemon {
         let actions = ActionRunner(actions: configuration.actions, logger: logger)
         let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
         logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
-        let sinkGuard = SinkGuard(configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier)
+        let httpGauge = configuration.http.map { _ in HTTPGauge() }
+        let sinkGuard = SinkGuard(
+            configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier, httpGauge: httpGauge
+        )
         let control = if let inherited {
             try await ControlServer(inherited: inherited, sinkGuard: sinkGuard, logger: logger)
         } else {
             try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+        }
+        var listeners: [any Service] = [control]
+        if let settings = configuration.http, let httpGauge {
+            listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, sinkGuard: sinkGuard, logger: logger))
         }
         let reloader = ConfigReloader(
             hangups: hangups, load: reload, initial: configuration, sinkGuard: sinkGuard, threshold: threshold,
             notifier: notifier, logger: logger
         )
         // Shut down in reverse: stop reloading; give the sink back, telling subscribers and writing them
-        // every line before closing their connections; close the socket; then stop actions.
-        let services: [any Service] = [actions, control, sinkGuard, reloader]
+        // every line before closing their connections (event streams too); close the listeners; then stop
+        // actions.
+        let services: [any Service] = [actions] + listeners + [sinkGuard, reloader]
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services.map {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)

@@ -13,6 +13,8 @@ struct PressHistory {
         var lines: [ByteBuffer]
         /// Some presses above `since` were already dropped, so `lines` does not hold them all.
         var gap: Bool
+        /// The seq of the first of `lines` (the others follow it by one each).
+        var firstSeq: UInt64
     }
 
     let capacity: Int
@@ -36,8 +38,9 @@ struct PressHistory {
     /// The presses after `since`. A `since` at or beyond `lastSeq` (a client that has everything, or
     /// one that counted with an earlier daemon, whose seqs restarted) is owed nothing and has no gap.
     func replay(after since: UInt64) -> Replay {
-        guard since < lastSeq else { return Replay(lines: [], gap: false) }
+        guard since < lastSeq else { return Replay(lines: [], gap: false, firstSeq: lastSeq + 1) }
         let owed = lastSeq - since
-        return Replay(lines: Array(entries.suffix(Int(clamping: owed))), gap: owed > entries.count)
+        let lines = Array(entries.suffix(Int(clamping: owed)))
+        return Replay(lines: lines, gap: owed > entries.count, firstSeq: lastSeq - UInt64(lines.count) + 1)
     }
 }

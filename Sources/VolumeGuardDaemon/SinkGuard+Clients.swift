@@ -6,8 +6,8 @@ import VolumeGuardCore
 extension SinkGuard {
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
-    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool) {
-        hub.subscribe(queue, id: id, since: since, gestures: gestures, lastSeq: core.lastSeq)
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {
+        hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: core.lastSeq)
         subscribersChanged()
     }
 
@@ -44,7 +44,10 @@ extension SinkGuard {
             subscribers: hub.count,
             server: lifecycle.server,
             uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
-            contested: core.isContested
+            contested: core.isContested,
+            http: httpGauge.flatMap { gauge in
+                gauge.address.map { HTTPListenerMessage(address: "\($0)", clients: hub.eventStreams, connections: gauge.connections) }
+            }
         )
     }
 

@@ -29,6 +29,8 @@ actor SinkGuard: Service, CustomStringConvertible {
     let record: OriginalsRecord
     let actions: ActionRunner
     let notifier: SystemdNotifier
+    /// The HTTP listener's address and connections, for `status`; nil without a listener.
+    let httpGauge: HTTPGauge?
     var hub: SubscriberHub
     /// Clients whose `pause` or `resume` is answered once the guard has acted on it.
     var settling = Settling()
@@ -43,7 +45,10 @@ actor SinkGuard: Service, CustomStringConvertible {
     }
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
-    init(configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier) {
+    init(
+        configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier,
+        httpGauge: HTTPGauge? = nil
+    ) {
         var remembered: [String: SinkLevel] = [:]
         do {
             remembered = try record.load()
@@ -60,6 +65,7 @@ actor SinkGuard: Service, CustomStringConvertible {
         self.record = record
         self.actions = actions
         self.notifier = notifier
+        self.httpGauge = httpGauge
         self.hub = SubscriberHub(historyCapacity: configuration.historyCapacity)
         (work, spawn) = AsyncStream.makeStream()
     }

@@ -7,9 +7,22 @@ import NIOCore
 ///
 /// Owned by `SinkGuard` and used only from inside it, so a subscription, its replay and the live lines
 /// after it are ordered by the actor: no press falls between replay and live, none is sent twice.
+/// Socket clients and HTTP event streams are subscribers alike: each line is made once, framed once as
+/// an event, and each queue gets the form its `carrier` carries.
 struct SubscriberHub {
-    /// The subscribers' queues, and whether each wants gesture lines.
-    private var subscribers: [ObjectIdentifier: (queue: ClientQueue, gestures: Bool)] = [:]
+    /// What a subscriber asked for besides presses.
+    struct Interests: Hashable, Sendable {
+        var gestures = true
+        var states = true
+    }
+
+    /// The kinds of line a subscriber may be sent.
+    fileprivate enum Kind {
+        case press, gesture, state
+    }
+
+    /// The subscribers' queues, and what each wants.
+    private var subscribers: [ObjectIdentifier: (queue: ClientQueue, interests: Interests)] = [:]
     /// The latest presses, replayed to subscribers that resume with `since`.
     private var history: PressHistory
     /// The state line subscribers were last sent.
@@ -23,15 +36,29 @@ struct SubscriberHub {
 
     var count: Int { subscribers.count }
 
+    /// How many subscribers are HTTP event streams.
+    var eventStreams: Int { subscribers.values.count { $0.queue.carrier == .eventStream } }
+
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
-    /// `queue` for live lines. A nil `since` means live presses only.
-    mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, gestures: Bool, lastSeq: UInt64) {
-        let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false)
-        queue.send(ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap)))
-        for line in replay.lines {
-            guard queue.send(line) else { return }
+    /// `queue` for live lines. A nil `since` means live presses only. Socket clients and event streams
+    /// get the same replay, by the history's one rule (a `since` at or beyond `lastSeq` is owed nothing).
+    /// An event stream also gets the current state right after `subscribed` (if it wants states), so
+    /// that a page knows at once whether the daemon is paused; a socket client asks `status` for it.
+    mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: Interests, lastSeq: UInt64) {
+        let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false, firstSeq: lastSeq + 1)
+        let reply = ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap))
+        if queue.carrier == .socket {
+            queue.send(reply)
+        } else {
+            // A stream that drops during the replay resumes from where the replay began, not past it.
+            queue.send(EventStreamFrame.event(id: min(since ?? lastSeq, lastSeq), retry: true, line: reply))
+            if interests.states, let announced { queue.send(EventStreamFrame.event(line: ByteBuffer(line: announced))) }
         }
-        subscribers[ObjectIdentifier(queue)] = (queue, gestures)
+        for (offset, line) in replay.lines.enumerated() {
+            let seq = replay.firstSeq + UInt64(offset)
+            guard queue.send(queue.carrier == .socket ? line : EventStreamFrame.event(id: seq, line: line)) else { return }
+        }
+        subscribers[ObjectIdentifier(queue)] = (queue, interests)
     }
 
     /// Forgets `queue`; returns whether it was subscribed (a client may never have, or been cut loose).
@@ -42,12 +69,12 @@ struct SubscriberHub {
     /// Keeps the press for replays and sends it to every subscriber; returns how many were cut loose.
     mutating func publish(seq: UInt64, _ line: ByteBuffer) -> Int {
         history.append(seq: seq, line: line)
-        return broadcast(line)
+        return broadcast(line, event: EventStreamFrame.event(id: seq, line: line), kind: .press)
     }
 
     /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.
     mutating func publishGesture(_ line: ByteBuffer) -> Int {
-        broadcast(line, gesture: true)
+        broadcast(line, event: EventStreamFrame.event(line: line), kind: .gesture)
     }
 
     /// Sends `state` if it is news: the state or the guarded sink changed. Returns whether it was sent, and
@@ -55,7 +82,8 @@ struct SubscriberHub {
     mutating func announce(_ state: StateMessage) -> (sent: Bool, cutLoose: Int) {
         guard state != announced else { return (false, 0) }
         announced = state
-        return (true, broadcast(ByteBuffer(line: state)))
+        let line = ByteBuffer(line: state)
+        return (true, broadcast(line, event: EventStreamFrame.event(line: line), kind: .state))
     }
 
     /// Ends every subscription: the daemon is stopping.
@@ -64,14 +92,26 @@ struct SubscriberHub {
         subscribers = [:]
     }
 
-    /// Queues one line for every subscriber (a gesture only for those that want gestures); one that
-    /// cannot take it is dropped.
-    private mutating func broadcast(_ line: ByteBuffer, gesture: Bool = false) -> Int {
+    /// Queues one line (or, for an event stream, its `event`) for every subscriber that wants its kind;
+    /// one that cannot take it is dropped.
+    private mutating func broadcast(_ line: ByteBuffer, event: ByteBuffer, kind: Kind) -> Int {
         var cutLoose = 0
-        for (key, subscriber) in subscribers where (subscriber.gestures || !gesture) && !subscriber.queue.send(line) {
+        for (key, subscriber) in subscribers where subscriber.interests.wants(kind) {
+            guard !subscriber.queue.send(subscriber.queue.carrier == .socket ? line : event) else { continue }
             subscribers[key] = nil
             cutLoose += 1
         }
         return cutLoose
+    }
+}
+
+extension SubscriberHub.Interests {
+    /// Presses go to everyone; gestures and states to those that did not turn them off.
+    fileprivate func wants(_ kind: SubscriberHub.Kind) -> Bool {
+        switch kind {
+        case .press: true
+        case .gesture: gestures
+        case .state: states
+        }
     }
 }

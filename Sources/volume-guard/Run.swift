@@ -54,6 +54,15 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Gestures: the longest gap between the two presses of a double press (default \(Self.defaultMilliseconds(\.doubleWindow))).", valueName: "ms"))
     var doubleWindow: Int?
 
+    @Option(help: ArgumentHelp(
+        "Serve presses over HTTP as Server-Sent Events at this address: a port (on loopback), or an IP address and port such as 127.0.0.1:8370. Off by default.",
+        valueName: "address"
+    ))
+    var http: String?
+
+    @Option(help: ArgumentHelp("A web page origin that the HTTP listener serves and lets pause and resume, e.g. http://127.0.0.1:8000; repeat for more.", valueName: "origin"))
+    var httpOrigins: [String] = []
+
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")
     var logLevel: Logger.Level?
 
@@ -72,7 +81,7 @@ struct Run: AsyncParsableCommand {
         Options(
             sink: sink, guardMute: guardMute, step: step, clampMargin: clampMargin, history: history, socket: socket.given,
             server: server, logLevel: logLevel, mode: mode, repeatPeriod: repeatPeriod, repeatDelay: repeatDelay,
-            doubleWindow: doubleWindow
+            doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins
         )
     }
 

@@ -20,6 +20,8 @@ struct ConfigFileTests {
             server = "unix:/tmp/pulse/native"
             log-level = "debug"
             mode = "while-subscribed"
+            http = "127.0.0.1:8370"
+            http-origins = ["http://127.0.0.1:8000"]
 
             [[action]]
             name = "photo"
@@ -34,6 +36,7 @@ struct ConfigFileTests {
         #expect(options == Options(
             sink: "bluez_output.*", guardMute: false, step: 5, clampMargin: 0.5, history: 64, socket: "/tmp/vg.sock",
             server: "unix:/tmp/pulse/native", logLevel: .debug, mode: .whileSubscribed,
+            http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"],
             actions: [
                 Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], timeout: .milliseconds(2500)),
                 Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
@@ -86,7 +89,7 @@ struct ConfigFileTests {
     }
 
     static let mistakes: [Mistake] = [
-        Mistake(text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, action"),
+        Mistake(text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"),
         Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
         Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
         Mistake(text: "history = 1.5\n", line: 1, key: "history", message: "must be a whole number"),
@@ -96,7 +99,7 @@ struct ConfigFileTests {
         Mistake(text: "mode = \"sometimes\"\n", line: 1, key: "mode", message: "must be one of \"always\", \"while-subscribed\""),
         Mistake(text: "  \"log-level\" = \"loud\"\n", line: 1, key: "log-level", message: "must be one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\""),
         Mistake(text: "socket = \"\"\n", line: 1, key: "socket", message: "must not be empty"),
-        Mistake(text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, action"),
+        Mistake(text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"),
         Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2, message: "must be between 0.1 and 3600 (seconds)"),
         Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2, message: "unknown key; known keys: name, on, run, shell, timeout"),
         Mistake(text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1, message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
@@ -105,6 +108,11 @@ struct ConfigFileTests {
         Mistake(text: "[[action]]\non = \"sideways\"\nrun = [\"a\"]\n", line: 2, key: "on", action: 1, message: "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]"),
         Mistake(text: "step = 5\n\n[[action]]\nname = \"x\"\n", line: 3, key: nil, action: 1, message: "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]"),
         Mistake(text: "action = 3\n", line: 1, key: "action", message: "must be a list of [[action]] tables"),
+        Mistake(text: "step = 5\nhttp = \"example.com:80\"\n", line: 2, key: "http", message: "must be a port or an IP address and port, e.g. \"127.0.0.1:8370\" or \"[::1]:8370\" (port 0 to 65535)"),
+        Mistake(text: "http = 8370\n", line: 1, key: "http", message: "must be an address"),
+        Mistake(text: "http-origins = \"http://127.0.0.1:8000\"\n", line: 1, key: "http-origins", message: "must be a list of origins"),
+        Mistake(text: "http-origins = [\"*\"]\n", line: 1, key: "http-origins", message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
+        Mistake(text: "http-origins = [\"http://127.0.0.1:8000/booth.html\"]\n", line: 1, key: "http-origins", message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
     ]
 
     @Test("A mistake names the file, the line and the key", arguments: mistakes)

@@ -8,6 +8,28 @@ final class RawSocket {
     /// The daemon ended the connection (and everything it sent before was read).
     private(set) var ended = false
 
+    /// Connects to the HTTP listener's TCP port on loopback; with `receiveBuffer`, a kernel receive buffer
+    /// that small (TCP's own can grow to megabytes before a client that stops reading shows as one).
+    init(tcpPort port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw TestFailure("connect 127.0.0.1:\(port): \(reason)")
+        }
+    }
+
     init(connectingTo path: String) throws {
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
@@ -61,8 +83,25 @@ final class RawSocket {
                 pending.removeSubrange(...newline)
                 return line
             }
+            guard receive(until: deadline) else { return nil }
+        }
+    }
+
+    /// The next `count` bytes; nil at the end of the connection, or when they did not come within `timeout`.
+    func read(count: Int, timeout: Duration = .seconds(10)) -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
+        while pending.count < count {
+            guard receive(until: deadline) else { return nil }
+        }
+        defer { pending.removeFirst(count) }
+        return Array(pending.prefix(count))
+    }
+
+    /// Waits for more bytes until `deadline`; false at the end of the connection, or when none came.
+    private func receive(until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
             let left = deadline - ContinuousClock.now
-            guard !ended, left > .zero else { return nil }
+            guard !ended, left > .zero else { return false }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, Int32(left / .milliseconds(1)) + 1) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -71,9 +110,10 @@ final class RawSocket {
             // The end, or a reset: a daemon that closes with our unsent bytes in its buffer resets.
             guard count > 0 else {
                 ended = true
-                return nil
+                return false
             }
             pending += chunk[..<count]
+            return true
         }
     }
 

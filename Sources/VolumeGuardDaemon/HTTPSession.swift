@@ -1,0 +1,112 @@
+import GuardProtocol
+import GuardSettings
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// One connection to the HTTP listener: reads requests, has `HTTPRequestPolicy` decide each from its
+/// head, and serves it. An event stream is a subscriber like a socket client: the same `SubscriberHub`,
+/// replay and bounded `ClientQueue`, its lines framed as events. Nothing a request asks for is done
+/// before its head has passed the policy.
+struct HTTPSession {
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    let connection: Connection
+    let policy: HTTPRequestPolicy
+    let sinkGuard: SinkGuard
+
+    private var channel: any Channel { connection.channel }
+
+    /// Serves requests until the client goes, a response closes the connection, or an event stream ends.
+    func run() async {
+        guard let local = channel.localAddress, var ip = local.ipAddress, let port = local.port else { return }
+        // A listener on `[::]` takes IPv4 connections as mapped addresses: their Host names the IPv4 one.
+        if ip.hasPrefix("::ffff:"), ip.contains(".") { ip.removeFirst("::ffff:".count) }
+        let hosts = ListenerHosts(address: ListenAddress(host: ip, port: port))
+        try? await connection.executeThenClose { inbound, _ in
+            var decision: HTTPRequestPolicy.Decision?
+            var keepAlive = false
+            var bodyBytes = 0
+            // A request refused for its body: what the client still sends is dropped.
+            var draining = false
+            for try await part in inbound where !draining {
+                switch part {
+                case .head(let head):
+                    decision = policy.decide(head, hosts: hosts)
+                    keepAlive = head.isKeepAlive
+                    bodyBytes = 0
+                    // A declared body over the limit is refused before it is read.
+                    if case .refuse(let refusal) = decision, refusal.status == .payloadTooLarge {
+                        try await refuseBody(refusal)
+                        draining = true
+                    }
+                case .body(let buffer):
+                    bodyBytes += buffer.readableBytes
+                    guard bodyBytes <= HTTPRequestPolicy.bodyLimit else {
+                        let error = RequestError(.bodyTooLarge, "a request body is at most \(HTTPRequestPolicy.bodyLimit) bytes")
+                        try await refuseBody(.init(status: .payloadTooLarge, error: error))
+                        draining = true
+                        continue
+                    }
+                case .end:
+                    guard let served = decision else { return }
+                    if case .serve(.events(let since, let interests), let origin) = served {
+                        return try await stream(since: since, interests: interests, origin: origin)
+                    }
+                    try await send(await respond(to: served, keepAlive: keepAlive))
+                    guard keepAlive else { return }
+                }
+            }
+        }
+    }
+
+    /// The response to a request that is not an event stream.
+    private func respond(to decision: HTTPRequestPolicy.Decision, keepAlive: Bool) async -> [HTTPServerResponsePart] {
+        switch decision {
+        case .refuse(let refusal):
+            return HTTPResponses.refusal(refusal, origin: nil, keepAlive: keepAlive)
+        case .preflight(let origin, let methods, let privateNetwork):
+            return HTTPResponses.options(methods: methods, origin: origin, privateNetwork: privateNetwork, keepAlive: keepAlive)
+        case .options(let methods):
+            return HTTPResponses.options(methods: methods, origin: nil, privateNetwork: false, keepAlive: keepAlive)
+        case .serve(.status, let origin):
+            return HTTPResponses.json(ByteBuffer(line: await sinkGuard.status(id: nil)), origin: origin, keepAlive: keepAlive)
+        case .serve(let route, let origin):
+            let paused = route == .pause
+            await sinkGuard.set(paused: paused)
+            return HTTPResponses.json(ByteBuffer(line: AckMessage(type: paused ? "paused" : "resumed", id: nil)), origin: origin, keepAlive: keepAlive)
+        }
+    }
+
+    /// Subscribes the connection as an event stream and serves it until either side ends it: the client
+    /// goes, it stops reading and is cut loose, or the daemon stops (its subscriptions finished).
+    private func stream(since: UInt64?, interests: SubscriberHub.Interests, origin: WebOrigin?) async throws {
+        try await send([HTTPResponses.eventStreamHead(origin: origin)])
+        let queue = ClientQueue(channel: channel, capacity: sinkGuard.clientQueueCapacity, carrier: .eventStream)
+        await sinkGuard.subscribe(queue, id: nil, since: since, interests: interests)
+        let interval = EventStreamFrame.heartbeatInterval
+        let heartbeat = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
+            if !queue.send(EventStreamFrame.heartbeat) { task.cancel() }
+        }
+        await queue.untilClosed()
+        heartbeat.cancel()
+        await sinkGuard.unsubscribe(queue)
+    }
+
+    /// Answers a request whose body is too large while it is still coming, and ends the connection
+    /// without resetting it: the answer goes out and the output is closed; what the client still sends
+    /// is dropped (by `run`) until it closes, or `HTTPConnectionGuard`'s deadline passes. Closing at once, with
+    /// its bytes unread, would reset the connection, and the client could lose the answer.
+    private func refuseBody(_ refusal: HTTPRequestPolicy.Refusal) async throws {
+        try await send(HTTPResponses.refusal(refusal, origin: nil, keepAlive: false))
+        try await channel.close(mode: .output)
+    }
+
+    /// Writes `parts` in order, flushed; returns once they are written (or the connection failed).
+    private func send(_ parts: [HTTPServerResponsePart]) async throws {
+        try await channel.eventLoop.flatSubmit { [channel] in
+            for part in parts.dropLast() { channel.write(part, promise: nil) }
+            return channel.writeAndFlush(parts.last!)
+        }.get()
+    }
+}
