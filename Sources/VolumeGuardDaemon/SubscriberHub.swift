@@ -42,9 +42,13 @@ struct SubscriberHub {
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines. A nil `since` means live presses only. Socket clients and event streams
     /// get the same replay, by the history's one rule (a `since` at or beyond `lastSeq` is owed nothing).
-    /// An event stream also gets the current state right after `subscribed` (if it wants states), so
-    /// that a page knows at once whether the daemon is paused; a socket client asks `status` for it.
+    /// An `EventSource` cannot start again from 0 when the daemon restarted, as a socket client does on a
+    /// new `instance`: for an event stream, a `since` beyond `lastSeq` (which only another run can have
+    /// given) is taken as 0. An event stream also gets the current state right after `subscribed` (if it
+    /// wants states), so that a page knows at once whether the daemon is paused; a socket client asks
+    /// `status` for it.
     mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: Interests, lastSeq: UInt64) {
+        let since = queue.carrier == .eventStream ? since.map { $0 > lastSeq ? 0 : $0 } : since
         let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false, firstSeq: lastSeq + 1)
         let reply = ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap))
         if queue.carrier == .socket {

@@ -117,8 +117,8 @@ struct HTTPListenerTests {
         #expect(stream.ends(within: .seconds(10)))
 
         // A new daemon that has counted 2 presses before the stream is back with its id 3, beyond the new
-        // last_seq: as with the socket's since, nothing is replayed, and the subscribed event's id moves
-        // the stream to this run's last seq. Its instance tells the page of the restart.
+        // last_seq: only another run can have given it, so it is taken as 0 (the restart rule, which an
+        // EventSource cannot apply itself), and the new run's presses are replayed from its first.
         let second = try await Daemon(on: server, arguments: arguments + ["--history", "2"])
         for (number, step) in ["+5%", "-5%"].enumerated() {
             try server.pactl("set-sink-volume", "guard_a", step)
@@ -130,7 +130,9 @@ struct HTTPListenerTests {
         #expect(reply.instance != one)
         #expect(reply.lastSeq == 2)
         #expect(reply.gap == nil)
-        #expect(subscribed.id == "2")
+        #expect(subscribed.id == "0")
+        #expect(back.next()?.id == "1")
+        #expect(back.next()?.id == "2")
         try server.pactl("set-sink-volume", "guard_a", "+5%")
         let live = try #require(back.next())
         #expect(live.type == "press" && live.id == "3")
