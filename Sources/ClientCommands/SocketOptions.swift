@@ -21,7 +21,7 @@ public struct SocketOptions: ParsableArguments {
     /// The socket a client talks to.
     var path: String {
         get throws {
-            try given ?? configFile.options().socket ?? Configuration.defaultSocketPath(environment: configFile.environment)
+            try given ?? configFile.options().socket ?? DaemonConfiguration.defaultSocketPath(environment: configFile.environment)
         }
     }
 }

@@ -3,7 +3,7 @@ import Logging
 
 /// The daemon's settings as one source gives them: the config file, or the command line. Each is nil
 /// when that source does not set it, so that sources can be layered (flags over the file, the file over
-/// the defaults) before `Configuration` fills in what nobody set.
+/// the defaults) before `DaemonConfiguration` fills in what nobody set.
 ///
 /// The file's keys and the flags share their names (`clamp-margin`, `--clamp-margin`), their kinds and
 /// their limits, all declared once in `settings`, so that a value means the same wherever it is written.
@@ -113,7 +113,7 @@ public struct Options: Hashable, Sendable, Codable {
 
     /// What is wrong with a history length, or nil.
     static func problem(history: Int) -> String? {
-        let range = Configuration.historyCapacities
+        let range = DaemonConfiguration.historyCapacities
         return range.contains(history) ? nil : "must be between \(range.lowerBound) and \(range.upperBound) (presses)"
     }
 

@@ -27,7 +27,7 @@ public struct Gesture: Hashable, Sendable {
 /// second press after 250 ms is also how a held key's first repeat looks. Plain presses are never
 /// delayed: gestures are extra.
 public struct GestureDetector: Hashable, Sendable {
-    public struct Configuration: Hashable, Sendable {
+    public struct Thresholds: Hashable, Sendable {
         /// The longest interval between repeats that still counts as auto-repeat (Bluetooth remotes
         /// repeat slower than keyboards).
         public var repeatPeriod: Duration
@@ -59,11 +59,11 @@ public struct GestureDetector: Hashable, Sendable {
         var holding = false
     }
 
-    let configuration: Configuration
+    let thresholds: Thresholds
     private var run: Run?
 
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+    public init(thresholds: Thresholds = Thresholds()) {
+        self.thresholds = thresholds
     }
 
     /// Takes a press seen at `now`; returns the gestures it completes (a hold ending on a change of
@@ -78,7 +78,7 @@ public struct GestureDetector: Hashable, Sendable {
             current.lastSeq = press.seq
             current.presses += press.count
             current.pressCount += 1
-            if !current.holding, let period = current.period, period <= configuration.repeatPeriod {
+            if !current.holding, let period = current.period, period <= thresholds.repeatPeriod {
                 current.holding = true
                 gestures.append(Gesture(kind: .holdStart, direction: current.direction, seq: press.seq, presses: current.presses))
             }
@@ -109,7 +109,7 @@ public struct GestureDetector: Hashable, Sendable {
         if current.holding {
             return [Gesture(kind: .holdEnd, direction: current.direction, seq: current.lastSeq, presses: current.presses)]
         }
-        if current.pressCount == 2, current.last - current.first <= configuration.doubleWindow {
+        if current.pressCount == 2, current.last - current.first <= thresholds.doubleWindow {
             return [Gesture(kind: .double, direction: current.direction, seq: current.lastSeq, presses: 2)]
         }
         return []
@@ -120,8 +120,8 @@ public struct GestureDetector: Hashable, Sendable {
     /// for auto-repeat (jitter). After one press: the time a first repeat or a second press may take.
     /// After two, not yet held: one repeat period.
     private func window(after run: Run) -> Duration {
-        if run.holding, let period = run.period { return max(period * 3, configuration.repeatPeriod) }
-        if run.pressCount == 1 { return max(configuration.repeatDelay, configuration.doubleWindow) }
-        return configuration.repeatPeriod
+        if run.holding, let period = run.period { return max(period * 3, thresholds.repeatPeriod) }
+        if run.pressCount == 1 { return max(thresholds.repeatDelay, thresholds.doubleWindow) }
+        return thresholds.repeatPeriod
     }
 }

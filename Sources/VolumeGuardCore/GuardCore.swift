@@ -45,7 +45,7 @@ public struct GuardCore: Sendable {
         follower = SinkFollower(selection: configuration.selection)
         counter = PressCounter(keyStep: configuration.keyStep)
         custodian = Custodian(recorded: remembered)
-        gestures = GestureDetector(configuration: configuration.gestures)
+        gestures = GestureDetector(thresholds: configuration.gestures)
     }
 
     public var presses: PressCounts { counter.presses }
@@ -186,7 +186,7 @@ public struct GuardCore: Sendable {
         if new.gestures != old.gestures {
             // A hold in progress ends, told as such; the next presses are judged by the new thresholds.
             actions += gestures.interrupt(at: now).map(GuardAction.gesture)
-            gestures = GestureDetector(configuration: new.gestures)
+            gestures = GestureDetector(thresholds: new.gestures)
         }
         switch phase {
         case .guarding, .switching, .noSink: break

@@ -13,8 +13,8 @@ import UnixSignals
 /// `RELOADING=1` and then `READY=1` around each reload.
 struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
-    private let load: @Sendable () throws -> Configuration
-    private let initial: Configuration
+    private let load: @Sendable () throws -> DaemonConfiguration
+    private let initial: DaemonConfiguration
     private let sinkGuard: SinkGuard
     private let threshold: JournalLogHandler.Threshold
     private let notifier: SystemdNotifier
@@ -23,7 +23,7 @@ struct ConfigReloader: Service, CustomStringConvertible {
     /// `hangups` must already trap SIGHUP (made before the daemon reports ready, as its default action
     /// ends the process); `load` reads the config file again and layers the start's flags over it.
     init(
-        hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> Configuration, initial: Configuration,
+        hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> DaemonConfiguration, initial: DaemonConfiguration,
         sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
         self.hangups = hangups
@@ -47,10 +47,10 @@ struct ConfigReloader: Service, CustomStringConvertible {
     }
 
     /// The configuration in use after a reload.
-    private func reload(from current: Configuration) async -> Configuration {
+    private func reload(from current: DaemonConfiguration) async -> DaemonConfiguration {
         notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         defer { notifier.notify("READY=1") }
-        var new: Configuration
+        var new: DaemonConfiguration
         do {
             new = try load()
         } catch {

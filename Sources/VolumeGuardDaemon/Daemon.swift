@@ -14,8 +14,8 @@ public enum Daemon {
     /// start's flags still on top) when SIGHUP comes; its errors are logged and the configuration in use
     /// is kept.
     public static func run(
-        _ configuration: Configuration, environment: [String: String],
-        reload: @escaping @Sendable () throws -> Configuration
+        _ configuration: DaemonConfiguration, environment: [String: String],
+        reload: @escaping @Sendable () throws -> DaemonConfiguration
     ) async throws {
         // One event loop does all the daemon's network work, which is small: a many-core desktop does not
         // get a thread per core for it (docs/DESIGN.md, "Threads").

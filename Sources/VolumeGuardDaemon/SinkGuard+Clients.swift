@@ -24,10 +24,10 @@ extension SinkGuard {
     }
 
     /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
-    func reload(_ new: Configuration) {
+    func reload(_ new: DaemonConfiguration) {
         actions.replace(new.actions)
         feed(.reconfigure(new.core))
-        hold(.mode(new.mode))
+        decidePause(.mode(new.mode))
     }
 
     func status(id: RequestID?) -> StatusMessage {
@@ -55,7 +55,7 @@ extension SinkGuard {
     /// has acted on it: a pause once the sink has been given its level back (read back), a resume once
     /// the sink is held again. Both wait for `Settling.wait` at most.
     func set(paused: Bool) async {
-        hold(.clientPaused(paused))
+        decidePause(.clientPaused(paused))
         guard !lifecycle.hasEnded, !hasSettled(paused: paused) else { return }
         await withCheckedContinuation { reply in
             let waiter = settling.add(paused: paused, reply: reply)
@@ -69,14 +69,14 @@ extension SinkGuard {
         paused ? core.isReleased : core.state != .connecting
     }
 
-    /// Tells the hold policy whether anyone is subscribed now (a subscriber cut loose during its own
+    /// Tells the pause policy whether anyone is subscribed now (a subscriber cut loose during its own
     /// replay never was).
     func subscribersChanged() {
-        hold(.subscribed(hub.count > 0))
+        decidePause(.subscribed(hub.count > 0))
     }
 
-    /// Tells the hold policy `event`, and the core what it decides, if that changed.
-    func hold(_ event: HoldPolicy.Event) {
+    /// Tells the pause policy `event`, and the core what it decides, if that changed.
+    func decidePause(_ event: PausePolicy.Event) {
         if let decision = policy.handle(event) { feed(decision) }
     }
 }

@@ -16,11 +16,11 @@ import ServiceLifecycle
 /// value it feeds what happens and whose actions it performs: connection attempts run as child tasks of
 /// `run` and end with it, and timers are the mainloop's. It also keeps what the core asks to be
 /// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
-/// systemd how it is doing, and, through `HoldPolicy`, decides when the core holds the sink.
+/// systemd how it is doing, and, through `PausePolicy`, decides when the core is paused.
 actor SinkGuard: Service, CustomStringConvertible {
     /// As the daemon started: the socket, server and history length are not changed by a reload.
-    let configuration: Configuration
-    var policy: HoldPolicy
+    let configuration: DaemonConfiguration
+    var policy: PausePolicy
     let logger: Logger
     var core: GuardCore
     var lifecycle = GuardLifecycle()
@@ -46,7 +46,7 @@ actor SinkGuard: Service, CustomStringConvertible {
 
     /// A guard that starts from `record`: the levels a previous run on this socket did not give back.
     init(
-        configuration: Configuration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier,
+        configuration: DaemonConfiguration, logger: Logger, record: OriginalsRecord, actions: ActionRunner, notifier: SystemdNotifier,
         httpGauge: HTTPGauge? = nil
     ) {
         var remembered: [String: SinkLevel] = [:]
@@ -59,7 +59,7 @@ actor SinkGuard: Service, CustomStringConvertible {
             logger.notice("a previous run ended without giving every sink back", metadata: ["sinks": "\(remembered.keys.sorted().joined(separator: ","))"])
         }
         self.configuration = configuration
-        self.policy = HoldPolicy(mode: configuration.mode)
+        self.policy = PausePolicy(mode: configuration.mode)
         self.logger = logger
         self.core = GuardCore(configuration: configuration.core, remembered: remembered)
         self.record = record

@@ -39,7 +39,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How far inside 0 % and 100 % the sink is held, in percent (default: one raw unit, 0.0015 %).", valueName: "percent"))
     var clampMargin: Double?
 
-    @Option(help: ArgumentHelp("How many of the latest presses are kept for clients that resume with `since` (default \(Configuration.defaultHistoryCapacity)).", valueName: "presses"))
+    @Option(help: ArgumentHelp("How many of the latest presses are kept for clients that resume with `since` (default \(DaemonConfiguration.defaultHistoryCapacity)).", valueName: "presses"))
     var history: Int?
 
     @Option(help: "always (the default), or while-subscribed: guard only while a client is subscribed.")
@@ -67,8 +67,8 @@ struct Run: AsyncParsableCommand {
     var logLevel: Logger.Level?
 
     /// A gesture threshold's default, in milliseconds, as the help shows it.
-    static func defaultMilliseconds(_ threshold: KeyPath<GestureDetector.Configuration, Duration>) -> Int {
-        let (seconds, attoseconds) = GestureDetector.Configuration()[keyPath: threshold].components
+    static func defaultMilliseconds(_ threshold: KeyPath<GestureDetector.Thresholds, Duration>) -> Int {
+        let (seconds, attoseconds) = GestureDetector.Thresholds()[keyPath: threshold].components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
@@ -89,11 +89,11 @@ struct Run: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let flags = flags
         let file = socket.configFile.file
-        let configuration = Configuration(try socket.configFile.options().overridden(by: flags), environment: environment)
+        let configuration = DaemonConfiguration(try socket.configFile.options().overridden(by: flags), environment: environment)
         do {
             // A reload reads the file again with the same parser; the flags still win over it.
             try await Daemon.run(configuration, environment: environment) {
-                Configuration(try file.read().overridden(by: flags), environment: environment)
+                DaemonConfiguration(try file.read().overridden(by: flags), environment: environment)
             }
         } catch {
             printError("volume-guard: \(error)")

@@ -82,7 +82,7 @@ struct GestureTests {
         #expect(finish.gesture.seq == 21)
         // Let go: told within a few periods of the last repeat, not after a long fixed timeout.
         let lastRepeat = end - desktop.period
-        #expect(finish.at - lastRepeat <= max(desktop.period * 3, GestureDetector.Configuration().repeatPeriod) + .milliseconds(1))
+        #expect(finish.at - lastRepeat <= max(desktop.period * 3, GestureDetector.Thresholds().repeatPeriod) + .milliseconds(1))
     }
 
     @Test("jittery repeats are still one hold", arguments: desktops)

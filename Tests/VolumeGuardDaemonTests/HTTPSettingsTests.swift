@@ -31,9 +31,9 @@ struct HTTPSettingsTests {
 
     @Test("The listener is off unless configured; its origins are kept as browsers send them")
     func configuration() {
-        #expect(Configuration(Options(), environment: [:]).http == nil)
+        #expect(DaemonConfiguration(Options(), environment: [:]).http == nil)
         let options = Options(http: "8370", httpOrigins: ["http://LOCALHOST:8000"])
-        #expect(Configuration(options, environment: [:]).http == HTTPSettings(
+        #expect(DaemonConfiguration(options, environment: [:]).http == HTTPSettings(
             address: ListenAddress(host: "127.0.0.1", port: 8370), origins: [WebOrigin("http://localhost:8000")!]
         ))
     }

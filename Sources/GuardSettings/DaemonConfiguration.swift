@@ -3,7 +3,7 @@ import VolumeGuardCore
 import Logging
 
 /// How the daemon is set up: where it listens and how it guards, every setting decided.
-public struct Configuration: Hashable, Sendable {
+public struct DaemonConfiguration: Hashable, Sendable {
     /// The control socket's path.
     public var socketPath: String
     /// The audio server's address (libpulse syntax); nil for the default (`PULSE_SERVER`, then the
@@ -58,9 +58,9 @@ public struct Configuration: Hashable, Sendable {
     }
 
     /// The gesture thresholds `options` set, the detector's defaults for the rest.
-    static func gestures(_ options: Options) -> GestureDetector.Configuration {
-        let defaults = GestureDetector.Configuration()
-        return GestureDetector.Configuration(
+    static func gestures(_ options: Options) -> GestureDetector.Thresholds {
+        let defaults = GestureDetector.Thresholds()
+        return GestureDetector.Thresholds(
             repeatPeriod: options.repeatPeriod.map { .milliseconds($0) } ?? defaults.repeatPeriod,
             repeatDelay: options.repeatDelay.map { .milliseconds($0) } ?? defaults.repeatDelay,
             doubleWindow: options.doubleWindow.map { .milliseconds($0) } ?? defaults.doubleWindow
@@ -74,7 +74,7 @@ public struct Configuration: Hashable, Sendable {
     }
 
     /// The settings that take effect only when the daemon starts, by name, that differ in `other`.
-    public func restartOnlyChanges(from other: Configuration) -> [String] {
+    public func restartOnlyChanges(from other: DaemonConfiguration) -> [String] {
         var changed: [String] = []
         if socketPath != other.socketPath { changed.append("socket") }
         if server != other.server { changed.append("server") }

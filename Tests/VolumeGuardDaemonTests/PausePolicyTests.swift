@@ -3,11 +3,11 @@ import Testing
 import VolumeGuardCore
 @testable import VolumeGuardDaemon
 
-@Suite("When the guard holds the sink")
-struct HoldPolicyTests {
+@Suite("When the guard is paused")
+struct PausePolicyTests {
     @Test("Always mode guards from the start, and a client's pause and resume are told once each")
     func always() {
-        var policy = HoldPolicy(mode: .always)
+        var policy = PausePolicy(mode: .always)
         #expect(policy.decide() == nil)
         #expect(policy.handle(.clientPaused(true)) == .pause)
         #expect(policy.handle(.clientPaused(true)) == nil)
@@ -17,7 +17,7 @@ struct HoldPolicyTests {
 
     @Test("While-subscribed mode pauses until the first subscriber, and again when the last one leaves")
     func whileSubscribed() {
-        var policy = HoldPolicy(mode: .whileSubscribed)
+        var policy = PausePolicy(mode: .whileSubscribed)
         #expect(policy.decide() == .pause)
         #expect(policy.handle(.subscribed(true)) == .resume)
         #expect(policy.handle(.subscribed(true)) == nil)
@@ -26,7 +26,7 @@ struct HoldPolicyTests {
 
     @Test("A client's pause holds whoever subscribes or leaves; its resume waits for a subscriber")
     func pauseOutlastsSubscribers() {
-        var policy = HoldPolicy(mode: .whileSubscribed)
+        var policy = PausePolicy(mode: .whileSubscribed)
         _ = policy.decide()
         #expect(policy.handle(.subscribed(true)) == .resume)
         #expect(policy.handle(.clientPaused(true)) == .pause)
@@ -39,7 +39,7 @@ struct HoldPolicyTests {
 
     @Test("A reload that changes the mode is told at once")
     func modeChange() {
-        var policy = HoldPolicy(mode: .always)
+        var policy = PausePolicy(mode: .always)
         #expect(policy.handle(.mode(.whileSubscribed)) == .pause)
         #expect(policy.handle(.mode(.always)) == .resume)
     }

@@ -1,13 +1,13 @@
 import GuardSettings
 import VolumeGuardCore
 
-/// When the core holds the sink. A client's `pause` holds until a `resume`, whoever subscribes or
-/// leaves; in `while-subscribed` mode the guard also waits for a subscriber, and lets go when the last
+/// Whether the core is paused. A client's `pause` lasts until a `resume`, whoever subscribes or leaves;
+/// in `while-subscribed` mode the guard is also paused until a subscriber comes, and again when the last
 /// one leaves.
 ///
 /// Two wishes make one decision, and the core is told only when the decision changes, so that a
 /// subscriber leaving never undoes a client's pause, nor the reverse.
-struct HoldPolicy: Sendable {
+struct PausePolicy: Sendable {
     var mode: GuardMode
     /// A client asked for a pause and has not resumed.
     private var clientPaused = false
