@@ -121,9 +121,11 @@ let package = Package(
             // --icf=safe: gold keeps one copy of functions whose code is identical (generic specializations,
             // thunks), but only of those whose address nothing takes, so that no two functions compare equal.
             // With scripts/build-release's function sections it saves 0.4 MB.
-            linkerSettings: [.unsafeFlags(
-                ["-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe"], .when(platforms: [.linux], configuration: .release)
-            )]
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe"], .when(platforms: [.linux], configuration: .release)
+                )
+            ]
         ),
         .testTarget(
             name: "VolumeGuardCoreTests",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-import VolumeGuardClient
 import GuardProtocol
+import VolumeGuardClient
 
 /// Runs a client's work and turns its failures into the CLI's exit codes: 1 for an error reply,
 /// 3 when no daemon is running (with a hint on how to start one).

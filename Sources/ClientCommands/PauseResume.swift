@@ -1,6 +1,6 @@
 import ArgumentParser
-import VolumeGuardClient
 import GuardProtocol
+import VolumeGuardClient
 
 public struct Pause: AsyncParsableCommand {
     public init() {}

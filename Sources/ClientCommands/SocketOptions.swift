@@ -1,7 +1,7 @@
-import GuardSettings
 import ArgumentParser
 import FoundationEssentials
 import GuardConfig
+import GuardSettings
 
 /// Where the control socket is, for every command: `--socket`, else `VOLUME_GUARD_SOCKET`, else the
 /// config file's `socket`, else `$XDG_RUNTIME_DIR/volume-guard.sock`.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-import VolumeGuardClient
 import GuardProtocol
+import VolumeGuardClient
 
 public struct Status: AsyncParsableCommand {
     public init() {}

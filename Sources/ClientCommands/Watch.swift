@@ -1,6 +1,6 @@
 import ArgumentParser
-import VolumeGuardClient
 import GuardProtocol
+import VolumeGuardClient
 
 public struct Watch: AsyncParsableCommand {
     public init() {}
@@ -9,10 +9,11 @@ public struct Watch: AsyncParsableCommand {
 
     @OptionGroup var socket: SocketOptions
 
-    @Option(help: ArgumentHelp(
-        "First print the presses after this seq that the daemon still has (e.g. the last one a previous watch printed).",
-        valueName: "seq"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "First print the presses after this seq that the daemon still has (e.g. the last one a previous watch printed).",
+            valueName: "seq"
+        ))
     var since: UInt64?
 
     @Flag(help: "Print the daemon's raw JSON lines.")

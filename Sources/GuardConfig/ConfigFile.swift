@@ -1,10 +1,10 @@
-import GuardProtocol
 import FoundationEssentials
 import Glibc
-import VolumeGuardCore
+import GuardProtocol
+import GuardSettings
 import Logging
 import TOMLKit
-import GuardSettings
+import VolumeGuardCore
 
 /// The config file, `$XDG_CONFIG_HOME/volume-guard/config.toml`: TOML, every key optional, each also a
 /// flag of `volume-guard run` (flags win). `config/config.toml` is a commented example.
@@ -108,11 +108,14 @@ public struct ConfigFile: Sendable {
     private static func action(_ entries: Entries) throws(ConfigError) -> Action {
         try entries.rejectUnknown(actionKeys)
         let name = try entries.value("name", as: \.string, "a string", check: Options.problem(text:))
-        let timeout = try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
+        let timeout =
+            try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
             .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
         let directions = try entries.directions()
         let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
-        guard entries.table.contains(key: "run") else { throw entries.error(nil, "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]") }
+        guard entries.table.contains(key: "run") else {
+            throw entries.error(nil, "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]")
+        }
         if shell {
             let script = try entries.value("run", as: \.string, "a shell command line (with shell = true)", check: Options.problem(text:))!
             return Action(name: name, shell: script, on: directions, timeout: timeout)
@@ -120,7 +123,8 @@ public struct ConfigFile: Sendable {
         let words = entries.table["run"]?.array?.map(\.string) ?? []
         let command = words.compactMap { $0 }
         guard !command.isEmpty, command.count == words.count, !command[0].isEmpty else {
-            throw entries.error("run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
+            throw entries.error(
+                "run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
         }
         return Action(name: name, command: command, on: directions, timeout: timeout)
     }

@@ -33,9 +33,11 @@ struct ConfigLines {
             return nil
         }
         if let found = range.first(where: { lines[$0] == .key(key) }) { return found + 1 }
-        if case .root = table, let header = lines.indices.first(where: {
-            if case .header(key, _) = lines[$0] { true } else { false }
-        }) {
+        if case .root = table,
+            let header = lines.indices.first(where: {
+                if case .header(key, _) = lines[$0] { true } else { false }
+            })
+        {
             return header + 1
         }
         return line(of: table)

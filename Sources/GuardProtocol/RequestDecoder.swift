@@ -21,7 +21,8 @@ public struct RequestDecoder: Sendable {
         } catch let DecodingError.keyNotFound(key, _) {
             return .failure(RequestError(.missingField, "missing field \"\(key.stringValue)\"", id: id))
         } catch let DecodingError.typeMismatch(_, context) where context.codingPath.isEmpty,
-                let DecodingError.valueNotFound(_, context) where context.codingPath.isEmpty {
+            let DecodingError.valueNotFound(_, context) where context.codingPath.isEmpty
+        {
             return .failure(RequestError(.notAnObject, "a request is a JSON object, e.g. {\"cmd\":\"status\"}"))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             return .failure(RequestError(.invalidField, "field \"\(Self.path(context))\" has the wrong type", id: id))

@@ -48,16 +48,17 @@ public enum ServerMessage: Hashable, Sendable {
             try? JSONDecoder().decode(type, from: data)
         }
         guard let kind = decode(Kind.self) else { return nil }
-        let message: ServerMessage? = switch kind.type {
-        case "status": decode(StatusMessage.self).map(Self.status)
-        case "subscribed": decode(SubscribedMessage.self).map(Self.subscribed)
-        case "press": decode(PressMessage.self).map(Self.press)
-        case "gesture": decode(GestureMessage.self).map(Self.gesture)
-        case "state": decode(StateMessage.self).map(Self.state)
-        case "error": decode(ErrorMessage.self).map(Self.error)
-        case let type where AckMessage.types.contains(type): decode(AckMessage.self).map(Self.ack)
-        default: nil
-        }
+        let message: ServerMessage? =
+            switch kind.type {
+            case "status": decode(StatusMessage.self).map(Self.status)
+            case "subscribed": decode(SubscribedMessage.self).map(Self.subscribed)
+            case "press": decode(PressMessage.self).map(Self.press)
+            case "gesture": decode(GestureMessage.self).map(Self.gesture)
+            case "state": decode(StateMessage.self).map(Self.state)
+            case "error": decode(ErrorMessage.self).map(Self.error)
+            case let type where AckMessage.types.contains(type): decode(AckMessage.self).map(Self.ack)
+            default: nil
+            }
         guard let message else { return nil }
         self = message
     }

@@ -1,6 +1,6 @@
 import Glibc
-import VolumeGuardCore
 import Logging
+import VolumeGuardCore
 
 /// How the daemon is set up: where it listens and how it guards, every setting decided.
 public struct DaemonConfiguration: Hashable, Sendable {

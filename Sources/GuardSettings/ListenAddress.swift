@@ -57,9 +57,10 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
 
     private static func isIPv4(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
+            }
     }
 
     /// A rough check (hex groups and colons, or an embedded IPv4 tail); the bind itself is the last word.

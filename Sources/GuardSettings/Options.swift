@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Logging
+import VolumeGuardCore
 
 /// The daemon's settings as one source gives them: the config file, or the command line. Each is nil
 /// when that source does not set it, so that sources can be layered (flags over the file, the file over

@@ -110,7 +110,8 @@ public struct Setting: Sendable {
         Setting(key, path, .bool, read: { if case .bool(let bool) = $0 { bool } else { nil } }, check: { _ in nil })
     }
 
-    static func choice<T: RawRepresentable<String> & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Options, T?> & Sendable) -> Setting {
+    static func choice<T: RawRepresentable<String> & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Options, T?> & Sendable) -> Setting
+    {
         let kind = Kind.choice(T.allCases.map(\.rawValue))
         return Setting(key, path, kind, read: { if case .text(let word) = $0 { T(rawValue: word) } else { nil } }, check: { _ in nil })
     }

@@ -27,13 +27,15 @@ class PendingRequest: @unchecked Sendable {
     /// refused the request outright (no connection).
     final func track(_ operation: OpaquePointer?) {
         guard let operation else { return finishLater() }
-        pa_operation_set_state_callback(operation, { operation, userdata in
-            guard let operation, let userdata else { return }
-            let state = pa_operation_get_state(operation)
-            guard state == PA_OPERATION_DONE || state == PA_OPERATION_CANCELLED else { return }
-            let request = Unmanaged<PendingRequest>.fromOpaque(userdata).takeRetainedValue()
-            if state == PA_OPERATION_DONE { request.finish() } else { request.finishLater() }
-        }, Unmanaged.passRetained(self).toOpaque())
+        pa_operation_set_state_callback(
+            operation,
+            { operation, userdata in
+                guard let operation, let userdata else { return }
+                let state = pa_operation_get_state(operation)
+                guard state == PA_OPERATION_DONE || state == PA_OPERATION_CANCELLED else { return }
+                let request = Unmanaged<PendingRequest>.fromOpaque(userdata).takeRetainedValue()
+                if state == PA_OPERATION_DONE { request.finish() } else { request.finishLater() }
+            }, Unmanaged.passRetained(self).toOpaque())
         pa_operation_unref(operation)
     }
 

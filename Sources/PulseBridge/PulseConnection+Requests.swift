@@ -8,14 +8,16 @@ extension PulseConnection {
     public func requestServerInfo(_ completion: @escaping @Sendable (ServerInfo?) -> Void) {
         let request = ValueRequest<ServerInfo>(completion)
         issue(request) { context in
-            pa_context_get_server_info(context, { _, info, userdata in
-                guard let info = info?.pointee else { return }
-                ValueRequest<ServerInfo>.from(userdata).value = ServerInfo(
-                    name: String(cString: info.server_name),
-                    version: String(cString: info.server_version),
-                    defaultSink: info.default_sink_name.map { String(cString: $0) }
-                )
-            }, request.userdata)
+            pa_context_get_server_info(
+                context,
+                { _, info, userdata in
+                    guard let info = info?.pointee else { return }
+                    ValueRequest<ServerInfo>.from(userdata).value = ServerInfo(
+                        name: String(cString: info.server_name),
+                        version: String(cString: info.server_version),
+                        defaultSink: info.default_sink_name.map { String(cString: $0) }
+                    )
+                }, request.userdata)
         }
     }
 
@@ -52,14 +54,16 @@ extension PulseConnection {
     public func requestSinks(_ completion: @escaping @Sendable ([SinkState]?) -> Void) {
         let request = ValueRequest<[SinkState]>(completion)
         issue(request) { context in
-            pa_context_get_sink_info_list(context, { _, info, eol, userdata in
-                let request = ValueRequest<[SinkState]>.from(userdata)
-                if let info = info?.pointee, eol == 0 {
-                    request.value = (request.value ?? []) + [SinkState(info)]
-                } else if eol > 0, request.value == nil {
-                    request.value = []
-                }
-            }, request.userdata)
+            pa_context_get_sink_info_list(
+                context,
+                { _, info, eol, userdata in
+                    let request = ValueRequest<[SinkState]>.from(userdata)
+                    if let info = info?.pointee, eol == 0 {
+                        request.value = (request.value ?? []) + [SinkState(info)]
+                    } else if eol > 0, request.value == nil {
+                        request.value = []
+                    }
+                }, request.userdata)
         }
     }
 

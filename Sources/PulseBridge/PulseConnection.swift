@@ -48,12 +48,16 @@ public actor PulseConnection {
             // Unretained: `close`, which `deinit` calls too, removes these callbacks before the context
             // can outlive the connection.
             let userdata = Unmanaged.passUnretained(self).toOpaque()
-            pa_context_set_state_callback(context, { _, userdata in
-                Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.contextStateChanged() }
-            }, userdata)
-            pa_context_set_subscribe_callback(context, { _, event, index, userdata in
-                Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.received(event, index: index) }
-            }, userdata)
+            pa_context_set_state_callback(
+                context,
+                { _, userdata in
+                    Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.contextStateChanged() }
+                }, userdata)
+            pa_context_set_subscribe_callback(
+                context,
+                { _, event, index, userdata in
+                    Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.received(event, index: index) }
+                }, userdata)
             // A refused connect may already have failed the context, and so resumed the waiter, from
             // inside `pa_context_connect`: `endConnecting` resumes only a waiter still waiting.
             if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {

@@ -32,13 +32,17 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
     private init() {
         mainloop = pa_mainloop_new()!
         let me = Unmanaged.passRetained(self).toOpaque()
-        pa_mainloop_set_poll_func(mainloop, { fds, count, timeout, me in
-            Unmanaged<PulseMainloop>.fromOpaque(me!).takeUnretainedValue().poll(fds, count, timeout)
-        }, me)
+        pa_mainloop_set_poll_func(
+            mainloop,
+            { fds, count, timeout, me in
+                Unmanaged<PulseMainloop>.fromOpaque(me!).takeUnretainedValue().poll(fds, count, timeout)
+            }, me)
         var handle = pthread_t()
-        let started = pthread_create(&handle, nil, { me in
-            Unmanaged<PulseMainloop>.fromOpaque(me!).takeUnretainedValue().run()
-        }, me)
+        let started = pthread_create(
+            &handle, nil,
+            { me in
+                Unmanaged<PulseMainloop>.fromOpaque(me!).takeUnretainedValue().run()
+            }, me)
         precondition(started == 0, "cannot start the libpulse thread: \(String(cString: strerror(started)))")
     }
 
@@ -64,10 +68,12 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
         pa_gettimeofday(&due)
         pa_timeval_add(&due, pa_usec_t(max(delay, .zero) / .microseconds(1)))
         let timer = Unmanaged.passRetained(Timer(body)).toOpaque()
-        _ = api.pointee.time_new(api, &due, { api, event, _, timer in
-            api!.pointee.time_free(event)
-            Unmanaged<Timer>.fromOpaque(timer!).takeRetainedValue().body()
-        }, timer)
+        _ = api.pointee.time_new(
+            api, &due,
+            { api, event, _, timer in
+                api!.pointee.time_free(event)
+                Unmanaged<Timer>.fromOpaque(timer!).takeRetainedValue().body()
+            }, timer)
     }
 
     /// A timer's work, kept alive by its time event until it fires.
@@ -85,7 +91,9 @@ public final class PulseMainloop: SerialExecutor, @unchecked Sendable {
         thread.store(pthread_self(), ordering: .releasing)
         pthread_setname_np(pthread_self(), "libpulse")
         while true {
-            for job in queue.withLock({ queue in defer { queue.jobs = [] }; return queue.jobs }) {
+            for job in queue.withLock({ queue in
+                defer { queue.jobs = [] }; return queue.jobs
+            }) {
                 job.runSynchronously(on: asUnownedSerialExecutor())
             }
             pa_mainloop_iterate(mainloop, 1, nil)

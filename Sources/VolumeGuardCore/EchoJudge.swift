@@ -103,8 +103,9 @@ struct EchoJudge: Hashable, Sendable {
         // press landing near the held level while the write was skipped: it is taken for an echo, and the
         // held level is written once more; the reading after that is the rendering.
         if heldAsRead == nil, level.volume != before.volume,
-           HeldLevel.admits(level.volume, margin: configuration.clampMargin),
-           level.volume.isClose(to: held.volume, tolerance: configuration.echoTolerance) {
+            HeldLevel.admits(level.volume, margin: configuration.clampMargin),
+            level.volume.isClose(to: held.volume, tolerance: configuration.echoTolerance)
+        {
             if level.volume == held.volume || rendering != .unknown {
                 rendering = .known(level.volume)
             } else {

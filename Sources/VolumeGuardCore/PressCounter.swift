@@ -89,7 +89,8 @@ struct PressCounter: Hashable, Sendable {
         // is slower than the program's steps); or when the server reports several changes while one
         // read is in flight: a burst's first reading shows no press before it, and a key press is one
         // change.
-        var burst = pressCame(within: Self.burstGap, at: now)
+        var burst =
+            pressCame(within: Self.burstGap, at: now)
             || (afterReset && pressCame(within: Self.burstQuiet, at: now))
             || changes >= Self.burstChanges
         var press: Press?

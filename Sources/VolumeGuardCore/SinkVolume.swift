@@ -29,9 +29,10 @@ public struct SinkVolume: Hashable, Sendable, CustomStringConvertible {
     public func scaled(toMax newMax: UInt32) -> SinkVolume {
         let current = max
         guard current > 0 else { return SinkVolume(uniform: newMax, count: channels.count) }
-        return SinkVolume(channels: channels.map {
-            UInt32((UInt64($0) * UInt64(newMax) + UInt64(current) / 2) / UInt64(current))
-        })
+        return SinkVolume(
+            channels: channels.map {
+                UInt32((UInt64($0) * UInt64(newMax) + UInt64(current) / 2) / UInt64(current))
+            })
     }
 
     /// Whether every channel is within `tolerance` raw units of `other`'s.

@@ -1,10 +1,10 @@
 import GuardSettings
-import VolumeGuardCore
 import Logging
 import ServiceLifecycle
 import Subprocess
 import Synchronization
 import SystemPackage
+import VolumeGuardCore
 
 /// Runs the configured actions on presses, without ever holding up the guard.
 ///

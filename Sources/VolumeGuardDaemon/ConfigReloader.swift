@@ -1,5 +1,5 @@
-import GuardSettings
 import Glibc
+import GuardSettings
 import Logging
 import ServiceLifecycle
 import UnixSignals

@@ -75,9 +75,11 @@ struct ControlServer: Service, CustomStringConvertible {
     private func serves(_ channel: any Channel) async -> Bool {
         let peer = await Peer(of: channel)
         if let peer, peer.isServed { return true }
-        logger.notice("refused a client of another user", metadata: [
-            "uid": "\(peer.map { String($0.uid) } ?? "unknown")", "pid": "\(peer.map { String($0.pid) } ?? "unknown")",
-        ])
+        logger.notice(
+            "refused a client of another user",
+            metadata: [
+                "uid": "\(peer.map { String($0.uid) } ?? "unknown")", "pid": "\(peer.map { String($0.pid) } ?? "unknown")",
+            ])
         try? await channel.close()
         return false
     }

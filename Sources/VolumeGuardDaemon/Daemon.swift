@@ -51,11 +51,12 @@ public enum Daemon {
         let sinkGuard = SinkGuard(
             configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier, httpGauge: httpGauge
         )
-        let control = if let inherited {
-            try await ControlServer(inherited: inherited, sinkGuard: sinkGuard, logger: logger)
-        } else {
-            try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
-        }
+        let control =
+            if let inherited {
+                try await ControlServer(inherited: inherited, sinkGuard: sinkGuard, logger: logger)
+            } else {
+                try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+            }
         var listeners: [any Service] = [control]
         if let settings = configuration.http, let httpGauge {
             listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, sinkGuard: sinkGuard, logger: logger))
@@ -68,13 +69,14 @@ public enum Daemon {
         // every line before closing their connections (event streams too); close the listeners; then stop
         // actions.
         let services: [any Service] = [actions] + listeners + [sinkGuard, reloader]
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services.map {
-                .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
-            },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map {
+                    .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ))
         try await group.run()
     }
 }

@@ -58,11 +58,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
         if !responding {
-            let refusal: HTTPRequestPolicy.Refusal = if case .headerOverflow = parserError {
-                .init(status: .requestHeaderFieldsTooLarge, error: RequestError(.headersTooLarge, "the request's headers are over \(HTTPRequestPolicy.headerListLimit) bytes"))
-            } else {
-                .init(status: .badRequest, error: RequestError(.badRequest, "the request is not HTTP/1.1 this listener can read"))
-            }
+            let refusal: HTTPRequestPolicy.Refusal =
+                if case .headerOverflow = parserError {
+                    .init(
+                        status: .requestHeaderFieldsTooLarge,
+                        error: RequestError(.headersTooLarge, "the request's headers are over \(HTTPRequestPolicy.headerListLimit) bytes"))
+                } else {
+                    .init(status: .badRequest, error: RequestError(.badRequest, "the request is not HTTP/1.1 this listener can read"))
+                }
             for part in HTTPResponses.refusal(refusal, origin: nil, keepAlive: false) {
                 context.write(wrapOutboundOut(part), promise: nil)
             }

@@ -72,9 +72,11 @@ struct HTTPListener: Service, CustomStringConvertible {
     var description: String { "HTTPListener(\(address))" }
 
     func run() async throws {
-        logger.info("HTTP listener", metadata: [
-            "address": "\(address)", "origins": "\(policy.origins.map(\.description).sorted().joined(separator: ","))",
-        ])
+        logger.info(
+            "HTTP listener",
+            metadata: [
+                "address": "\(address)", "origins": "\(policy.origins.map(\.description).sorted().joined(separator: ","))",
+            ])
         if !address.isLoopback {
             logger.warning(
                 "the HTTP listener is not on loopback: every host that can reach \(address) can watch presses and read the status, and pages of the allowed origins can pause and resume the guard"

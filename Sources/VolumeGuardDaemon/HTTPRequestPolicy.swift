@@ -74,11 +74,12 @@ struct HTTPRequestPolicy: Sendable {
         }
         let origin = try allowedOrigin(head.headers)
         let (path, query) = Self.split(head.uri)
-        let methods: [HTTPMethod] = switch path {
-        case "/events", "/status": [.GET]
-        case "/pause", "/resume": [.POST]
-        default: throw Refusal(status: .notFound, error: RequestError(.notFound, "no such path; known: /events, /status, /pause, /resume"))
-        }
+        let methods: [HTTPMethod] =
+            switch path {
+            case "/events", "/status": [.GET]
+            case "/pause", "/resume": [.POST]
+            default: throw Refusal(status: .notFound, error: RequestError(.notFound, "no such path; known: /events, /status, /pause, /resume"))
+            }
         if head.method == .OPTIONS {
             let privateNetwork = head.headers["Access-Control-Request-Private-Network"].first == "true"
             return origin.map { .preflight(origin: $0, methods: methods, privateNetwork: privateNetwork) } ?? .options(methods: methods)

@@ -7,7 +7,9 @@ import NIOHTTP1
 /// and error lines), the event stream's head, and CORS headers for exactly the allowed origins.
 enum HTTPResponses {
     /// A JSON reply: `line` is what the socket would send.
-    static func json(_ line: ByteBuffer, status: HTTPResponseStatus = .ok, origin: WebOrigin?, keepAlive: Bool, extra: [(String, String)] = []) -> [HTTPServerResponsePart] {
+    static func json(
+        _ line: ByteBuffer, status: HTTPResponseStatus = .ok, origin: WebOrigin?, keepAlive: Bool, extra: [(String, String)] = []
+    ) -> [HTTPServerResponsePart] {
         var headers = common(origin: origin, keepAlive: keepAlive)
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: "\(line.readableBytes)")

@@ -35,7 +35,7 @@ struct InheritedSocket {
     /// passes it inheritable, and the commands of actions must not hold the control socket open.
     init(descriptor: CInt) throws(Problem) {
         guard Self.option(SO_TYPE, of: descriptor) == CInt(SOCK_STREAM.rawValue), Self.option(SO_ACCEPTCONN, of: descriptor) == 1,
-              let path = Self.boundPath(of: descriptor)
+            let path = Self.boundPath(of: descriptor)
         else { throw .notAUnixStreamListener(descriptor) }
         let flags = fcntl(descriptor, F_GETFD)
         guard flags >= 0, fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) == 0 else { throw .system(call: "fcntl", errno: errno) }

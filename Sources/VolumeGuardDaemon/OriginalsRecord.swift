@@ -1,6 +1,6 @@
-import GuardSettings
 import FoundationEssentials
 import Glibc
+import GuardSettings
 import SystemPackage
 import VolumeGuardCore
 

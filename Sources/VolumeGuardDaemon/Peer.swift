@@ -11,7 +11,7 @@ struct Peer {
     /// The peer of `channel`; nil when the kernel cannot say (the connection is already gone).
     init?(of channel: any Channel) async {
         guard let socket = channel as? any SocketOptionProvider,
-              let credentials = try? await Self.credentials(of: socket)
+            let credentials = try? await Self.credentials(of: socket)
         else { return nil }
         pid = credentials.pid
         uid = credentials.uid

@@ -28,10 +28,13 @@ extension SinkGuard {
         logger.trace("action", metadata: ["action": "\(action)"])
         switch action {
         case .readDefaultSink:
-            request { $0.requestDefaultSink(replying { [logger] name in
-                logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
-                return .defaultSink(name)
-            }) }
+            request {
+                $0.requestDefaultSink(
+                    replying { [logger] name in
+                        logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
+                        return .defaultSink(name)
+                    })
+            }
         case .readSink(let query, let ticket):
             request { $0.requestSink(query, replying { .sinkRead(ticket, $0) }) }
         case .readSinks(let ticket):

@@ -1,8 +1,8 @@
 import GuardSettings
-import VolumeGuardCore
 import Logging
 import PulseBridge
 import ServiceLifecycle
+import VolumeGuardCore
 
 /// Owns the guard core, the audio server connection and the subscribers.
 ///

@@ -1,7 +1,8 @@
+import GuardSettings
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import GuardSettings
 
 /// Tells systemd how the service is doing (`Type=notify`): one datagram to `$NOTIFY_SOCKET` per
 /// message, as sd_notify(3) sends it, without linking libsystemd. Does nothing outside systemd.

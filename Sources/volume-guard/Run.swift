@@ -1,9 +1,9 @@
-import GuardSettings
 import ArgumentParser
 import ClientCommands
 import FoundationEssentials
-import VolumeGuardCore
+import GuardSettings
 import Logging
+import VolumeGuardCore
 import VolumeGuardDaemon
 
 struct Run: AsyncParsableCommand {
@@ -24,10 +24,11 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The audio server, in libpulse's syntax (default: PULSE_SERVER, then the session's).", valueName: "address"))
     var server: String?
 
-    @Option(help: ArgumentHelp(
-        "Guard only the sink with this name or shell pattern (e.g. 'bluez_output.*'), waiting for it while absent; \(SinkSelection.defaultSinkName) follows the default sink (the default).",
-        valueName: "name"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Guard only the sink with this name or shell pattern (e.g. 'bluez_output.*'), waiting for it while absent; \(SinkSelection.defaultSinkName) follows the default sink (the default).",
+            valueName: "name"
+        ))
     var sink: String?
 
     @Flag(inversion: .prefixedNo, help: "Whether mute changes are presses and put back (default), or pass through.")
@@ -39,28 +40,40 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How far inside 0 % and 100 % the sink is held, in percent (default: one raw unit, 0.0015 %).", valueName: "percent"))
     var clampMargin: Double?
 
-    @Option(help: ArgumentHelp("How many of the latest presses are kept for clients that resume with `since` (default \(DaemonConfiguration.defaultHistoryCapacity)).", valueName: "presses"))
+    @Option(
+        help: ArgumentHelp(
+            "How many of the latest presses are kept for clients that resume with `since` (default \(DaemonConfiguration.defaultHistoryCapacity)).",
+            valueName: "presses"))
     var history: Int?
 
     @Option(help: "always (the default), or while-subscribed: guard only while a client is subscribed.")
     var mode: GuardMode?
 
-    @Option(help: ArgumentHelp("Gestures: the longest interval between a held key's repeats (default \(Self.defaultMilliseconds(\.repeatPeriod))).", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Gestures: the longest interval between a held key's repeats (default \(Self.defaultMilliseconds(\.repeatPeriod))).", valueName: "ms"))
     var repeatPeriod: Int?
 
-    @Option(help: ArgumentHelp("Gestures: the longest delay before a held key's first repeat (default \(Self.defaultMilliseconds(\.repeatDelay))).", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Gestures: the longest delay before a held key's first repeat (default \(Self.defaultMilliseconds(\.repeatDelay))).", valueName: "ms"))
     var repeatDelay: Int?
 
-    @Option(help: ArgumentHelp("Gestures: the longest gap between the two presses of a double press (default \(Self.defaultMilliseconds(\.doubleWindow))).", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Gestures: the longest gap between the two presses of a double press (default \(Self.defaultMilliseconds(\.doubleWindow))).", valueName: "ms"))
     var doubleWindow: Int?
 
-    @Option(help: ArgumentHelp(
-        "Serve presses over HTTP as Server-Sent Events at this address: a port (on loopback), or an IP address and port such as 127.0.0.1:8370. Off by default.",
-        valueName: "address"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Serve presses over HTTP as Server-Sent Events at this address: a port (on loopback), or an IP address and port such as 127.0.0.1:8370. Off by default.",
+            valueName: "address"
+        ))
     var http: String?
 
-    @Option(help: ArgumentHelp("A web page origin that the HTTP listener serves and lets pause and resume, e.g. http://127.0.0.1:8000; repeat for more.", valueName: "origin"))
+    @Option(
+        help: ArgumentHelp(
+            "A web page origin that the HTTP listener serves and lets pause and resume, e.g. http://127.0.0.1:8000; repeat for more.", valueName: "origin"))
     var httpOrigins: [String] = []
 
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Glibc
 import ClientCommands
+import Glibc
 import GuardProtocol
 
 @main

@@ -17,21 +17,23 @@ struct RequestDecoderTests {
         #expect(try decode(#"{"cmd":"status","colour":"blue"}"#).get() == Request(.status))
     }
 
-    @Test("Each kind of bad line has its own stable code", arguments: [
-        ("", RequestError.Code.emptyRequest),
-        (" \t ", .emptyRequest),
-        ("{", .invalidJSON),
-        ("status", .invalidJSON),
-        ("[]", .notAnObject),
-        ("42", .notAnObject),
-        ("null", .notAnObject),
-        (#""status""#, .notAnObject),
-        ("{}", .missingField),
-        (#"{"cmd":7}"#, .invalidField),
-        (#"{"cmd":null}"#, .invalidField),
-        (#"{"cmd":"status","id":[1]}"#, .invalidField),
-        (#"{"cmd":"reboot"}"#, .unknownCommand),
-    ])
+    @Test(
+        "Each kind of bad line has its own stable code",
+        arguments: [
+            ("", RequestError.Code.emptyRequest),
+            (" \t ", .emptyRequest),
+            ("{", .invalidJSON),
+            ("status", .invalidJSON),
+            ("[]", .notAnObject),
+            ("42", .notAnObject),
+            ("null", .notAnObject),
+            (#""status""#, .notAnObject),
+            ("{}", .missingField),
+            (#"{"cmd":7}"#, .invalidField),
+            (#"{"cmd":null}"#, .invalidField),
+            (#"{"cmd":"status","id":[1]}"#, .invalidField),
+            (#"{"cmd":"reboot"}"#, .unknownCommand),
+        ])
     func badLines(line: String, code: RequestError.Code) {
         guard case .failure(let error) = decode(line) else {
             Issue.record("\(line) was accepted")

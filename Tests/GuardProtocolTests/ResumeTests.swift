@@ -13,9 +13,11 @@ struct ResumeTests {
         #expect(try decode(#"{"since":7,"cmd":"subscribe","id":"r"}"#).get() == Request(.subscribe, id: .text("r"), since: 7))
     }
 
-    @Test("A since that is not a whole number from 0 up is an invalid field, and the id is still echoed", arguments: [
-        #""7""#, "-1", "1.5", "1e30", "18446744073709551616", "true", "[7]", "{}",
-    ])
+    @Test(
+        "A since that is not a whole number from 0 up is an invalid field, and the id is still echoed",
+        arguments: [
+            #""7""#, "-1", "1.5", "1e30", "18446744073709551616", "true", "[7]", "{}",
+        ])
     func badSince(value: String) {
         guard case .failure(let error) = decode(#"{"cmd":"subscribe","id":4,"since":\#(value)}"#) else {
             Issue.record("since \(value) was accepted")

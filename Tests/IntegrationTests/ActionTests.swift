@@ -11,11 +11,11 @@ struct ActionTests {
         let output = server.runtimeDirectory + "/action-env"
         let config = server.runtimeDirectory + "/config.toml"
         try """
-            [[action]]
-            name = "record"
-            on = "up"
-            run = ["/bin/sh", "-c", "env | grep ^VOLUME_GUARD_ | sort > \\"$1\\"", "sh", "\(output)"]
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [[action]]
+        name = "record"
+        on = "up"
+        run = ["/bin/sh", "-c", "env | grep ^VOLUME_GUARD_ | sort > \\"$1\\"", "sh", "\(output)"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try await Daemon(on: server, arguments: ["--config", config, "--step", "5"])
         let subscriber = try await Subscriber(to: daemon)
         try server.pactl("set-sink-volume", "guard_a", "-5%")
@@ -26,15 +26,16 @@ struct ActionTests {
         try server.pactl("set-sink-volume", "guard_a", "+10%")
         _ = try await subscriber.waitForPresses(2)
         #expect(await eventually { FileManager.default.fileExists(atPath: output) })
-        #expect(await eventually {
-            (try? String(contentsOfFile: output, encoding: .utf8)) == """
-                VOLUME_GUARD_COUNT=2
-                VOLUME_GUARD_DIRECTION=up
-                VOLUME_GUARD_SEQ=2
-                VOLUME_GUARD_SINK=guard_a
+        #expect(
+            await eventually {
+                (try? String(contentsOfFile: output, encoding: .utf8)) == """
+                    VOLUME_GUARD_COUNT=2
+                    VOLUME_GUARD_DIRECTION=up
+                    VOLUME_GUARD_SEQ=2
+                    VOLUME_GUARD_SINK=guard_a
 
-                """
-        }, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "nothing")")
+                    """
+            }, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "nothing")")
         #expect(await eventually { daemon.log.contains("action done action=record seconds=") })
     }
 
@@ -43,11 +44,11 @@ struct ActionTests {
         let server = try AudioServer(.pulseaudio)
         let config = server.runtimeDirectory + "/config.toml"
         try """
-            [[action]]
-            name = "hang"
-            run = ["sleep", "600"]
-            timeout = 1
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [[action]]
+        name = "hang"
+        run = ["sleep", "600"]
+        timeout = 1
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try await Daemon(on: server, arguments: ["--config", config])
         let subscriber = try await Subscriber(to: daemon)
         let held = try server.volume(of: "guard_a")

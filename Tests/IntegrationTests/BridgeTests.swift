@@ -1,7 +1,7 @@
-import VolumeGuardCore
 import PulseBridge
 import Synchronization
 import Testing
+import VolumeGuardCore
 
 @Suite("The libpulse bridge", .serialized)
 struct BridgeTests {

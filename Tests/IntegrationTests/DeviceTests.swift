@@ -3,7 +3,8 @@ import Testing
 
 @Suite("Sinks that come and go, and a chosen sink", .serialized)
 struct DeviceTests {
-    @Test("When the guarded default sink goes away the new default is guarded, and it is guarded again when it comes back", arguments: AudioServer.Kind.underTest)
+    @Test(
+        "When the guarded default sink goes away the new default is guarded, and it is guarded again when it comes back", arguments: AudioServer.Kind.underTest)
     func defaultGoesAndComes(kind: AudioServer.Kind) async throws {
         let server = try AudioServer(kind, sinks: ["guard_b"])
         let module = try server.plug("guard_a")

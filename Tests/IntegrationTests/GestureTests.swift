@@ -1,6 +1,6 @@
-import VolumeGuardCore
 import GuardProtocol
 import Testing
+import VolumeGuardCore
 
 @Suite("Gestures on a real server", .serialized)
 struct GestureIntegrationTests {
@@ -36,11 +36,13 @@ struct GestureIntegrationTests {
         var description: String { name }
     }
 
-    @Test("With the default thresholds, a key held at each desktop's repeat timing is one hold", arguments: [
-        Repeat(name: "kernel", delay: .milliseconds(250), period: .milliseconds(33)),
-        Repeat(name: "GNOME", delay: .milliseconds(500), period: .milliseconds(30)),
-        Repeat(name: "KDE", delay: .milliseconds(600), period: .milliseconds(40)),
-    ])
+    @Test(
+        "With the default thresholds, a key held at each desktop's repeat timing is one hold",
+        arguments: [
+            Repeat(name: "kernel", delay: .milliseconds(250), period: .milliseconds(33)),
+            Repeat(name: "GNOME", delay: .milliseconds(500), period: .milliseconds(30)),
+            Repeat(name: "KDE", delay: .milliseconds(600), period: .milliseconds(40)),
+        ])
     func desktopTimings(timing: Repeat) async throws {
         let server = try AudioServer(.pulseaudio)
         let daemon = try await Daemon(on: server)

@@ -80,7 +80,9 @@ struct HTTPListenerTests {
         #expect(reported.http?.address == "127.0.0.1:\(port)")
         #expect(reported.http?.clients == 2)
         #expect(reported.lastSeq == 2)
-        #expect(try outcome(of: [Daemon.binary, "status", "--socket", daemon.socketPath]).output.contains("http        127.0.0.1:\(port), event streams 2, connections "))
+        #expect(
+            try outcome(of: [Daemon.binary, "status", "--socket", daemon.socketPath]).output.contains(
+                "http        127.0.0.1:\(port), event streams 2, connections "))
 
         // The comment that keeps a connection checked comes every 15 s.
         _ = quiet.next(timeout: .seconds(20))

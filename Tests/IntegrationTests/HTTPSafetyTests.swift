@@ -25,7 +25,8 @@ struct HTTPSafetyTests {
         }
         for origin in ["http://evil.example", "http://127.0.0.1:8001", "null"] {
             for (method, target) in [("GET", "/status"), ("GET", "/events"), ("POST", "/pause"), ("OPTIONS", "/pause")] {
-                let reply = try HTTPClient.request(port: port, target, method: method, headers: [("Origin", origin), ("Access-Control-Request-Method", "POST")])
+                let reply = try HTTPClient.request(
+                    port: port, target, method: method, headers: [("Origin", origin), ("Access-Control-Request-Method", "POST")])
                 #expect(reply.status == 403 && reply.errorCode == .forbiddenOrigin, "\(method) \(target) from \(origin): \(reply.status)")
                 #expect(reply.headers["access-control-allow-origin"] == nil)
             }
@@ -53,9 +54,11 @@ struct HTTPSafetyTests {
         let server = try AudioServer(.pulseaudio)
         let daemon = try await Daemon(on: server, arguments: HTTPListenerTests.listener)
         let port = try await daemon.httpPort()
-        let reply = try HTTPClient.request(port: port, "/pause", method: "OPTIONS", headers: [
-            ("Origin", Self.origin), ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type"),
-        ])
+        let reply = try HTTPClient.request(
+            port: port, "/pause", method: "OPTIONS",
+            headers: [
+                ("Origin", Self.origin), ("Access-Control-Request-Method", "POST"), ("Access-Control-Request-Headers", "content-type"),
+            ])
         #expect(reply.status == 204)
         #expect(reply.headers["access-control-allow-origin"] == Self.origin)
         #expect(reply.headers["access-control-allow-methods"] == "POST")
@@ -77,10 +80,12 @@ struct HTTPSafetyTests {
         #expect(longTarget.status == 431 && longTarget.errorCode == .headersTooLarge)
         let body = try HTTPClient.request(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin)], body: String(repeating: "b", count: 5000))
         #expect(body.status == 413 && body.errorCode == .bodyTooLarge)
-        let huge = try HTTPClient.request(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin)], body: String(repeating: "b", count: 1_000_000))
+        let huge = try HTTPClient.request(
+            port: port, "/pause", method: "POST", headers: [("Origin", Self.origin)], body: String(repeating: "b", count: 1_000_000))
         #expect(huge.status == 413 && huge.errorCode == .bodyTooLarge, "the answer to a megabyte's body was lost")
         let chunked = try RawSocket(tcpPort: port)
-        chunked.send(Array(HTTPClient.requestHead(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin), ("Transfer-Encoding", "chunked")]).utf8))
+        chunked.send(
+            Array(HTTPClient.requestHead(port: port, "/pause", method: "POST", headers: [("Origin", Self.origin), ("Transfer-Encoding", "chunked")]).utf8))
         for _ in 0..<5 { chunked.send(Array("400\r\n\(String(repeating: "c", count: 1024))\r\n".utf8)) }
         let refused = try HTTPClient.readReply(chunked)
         #expect(refused.status == 413 && refused.errorCode == .bodyTooLarge)

@@ -1,7 +1,7 @@
 import Foundation
-import VolumeGuardClient
 import GuardProtocol
 import Testing
+import VolumeGuardClient
 
 @Suite("The socket protocol", .serialized)
 struct ProtocolTests {

@@ -21,7 +21,9 @@ struct ServerRestartTests {
             try server.restart()
             guard try await eventually({ try await daemon.status().state == .guarding }) else {
                 let status = try await daemon.status()
-                Issue.record("cycle \(cycle): \(status.state), sink \(status.sink ?? "-"); log:\n\(daemon.log.split(separator: "\n").suffix(25).joined(separator: "\n"))")
+                Issue.record(
+                    "cycle \(cycle): \(status.state), sink \(status.sink ?? "-"); log:\n\(daemon.log.split(separator: "\n").suffix(25).joined(separator: "\n"))"
+                )
                 return
             }
             // The fresh server's sink starts elsewhere; the guard holds the user's level again.

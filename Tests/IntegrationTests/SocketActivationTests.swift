@@ -36,9 +36,9 @@ struct SocketActivationTests {
         let environmentFile = server.runtimeDirectory + "/action-env"
         let config = server.runtimeDirectory + "/config.toml"
         try """
-            [[action]]
-            run = ["/bin/sh", "-c", "echo LISTEN_FDS=${LISTEN_FDS-unset} LISTEN_PID=${LISTEN_PID-unset} > \\"$1\\"", "sh", "\(environmentFile)"]
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [[action]]
+        run = ["/bin/sh", "-c", "echo LISTEN_FDS=${LISTEN_FDS-unset} LISTEN_PID=${LISTEN_PID-unset} > \\"$1\\"", "sh", "\(environmentFile)"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let socketPath = server.runtimeDirectory + "/volume-guard.sock"
         let daemon = try await Daemon(
             on: server, arguments: ["--config", config, "--step", "5"], environment: ["NOTIFY_SOCKET": notify.path],
@@ -47,7 +47,10 @@ struct SocketActivationTests {
 
         // Nothing runs the daemon until a client connects: this one waits in the socket's queue, then is served.
         var early: RawSocket?
-        #expect(await eventually { early = try? RawSocket(connectingTo: socketPath); return early != nil })
+        #expect(
+            await eventually {
+                early = try? RawSocket(connectingTo: socketPath); return early != nil
+            })
         early?.send(line: #"{"cmd":"status","id":"early"}"#)
         let reply = early?.readLine() ?? ""
         #expect(reply.contains(#""type":"status""#) && reply.contains(#""id":"early""#), "\(reply)")
@@ -63,9 +66,10 @@ struct SocketActivationTests {
         try await expectVolume(server, "guard_a", [30000, 30000])
         #expect(try await daemon.status().presses.up == 1)
         // The variables named this process and its descriptors, not an action's.
-        #expect(await eventually {
-            (try? String(contentsOfFile: environmentFile, encoding: .utf8)) == "LISTEN_FDS=unset LISTEN_PID=unset\n"
-        }, "\((try? String(contentsOfFile: environmentFile, encoding: .utf8)) ?? "no action ran")")
+        #expect(
+            await eventually {
+                (try? String(contentsOfFile: environmentFile, encoding: .utf8)) == "LISTEN_FDS=unset LISTEN_PID=unset\n"
+            }, "\((try? String(contentsOfFile: environmentFile, encoding: .utf8)) ?? "no action ran")")
 
         #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
         #expect(try server.volume(of: "guard_a") == [30000, 30000])

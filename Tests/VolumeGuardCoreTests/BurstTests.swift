@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 /// Clients that step the volume faster than a person: key repeat, scripts, remotes that send bursts.
 @Suite("Runs and bursts of presses")

@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 @Suite("Guarding a chosen sink")
 struct ChosenSinkTests {
@@ -192,13 +193,15 @@ struct SinkLifeTests {
 
 @Suite("Choosing sinks by pattern")
 struct SinkSelectionTests {
-    @Test("patterns match like a shell's", arguments: [
-        ("bluez_output.*", "bluez_output.00_1B_66.1", true),
-        ("bluez_output.*", "alsa_output.pci", false),
-        ("guard_?", "guard_a", true),
-        ("guard_a", "guard_a", true),
-        ("guard_a", "guard_ab", false),
-    ])
+    @Test(
+        "patterns match like a shell's",
+        arguments: [
+            ("bluez_output.*", "bluez_output.00_1B_66.1", true),
+            ("bluez_output.*", "alsa_output.pci", false),
+            ("guard_?", "guard_a", true),
+            ("guard_a", "guard_a", true),
+            ("guard_a", "guard_ab", false),
+        ])
     func matching(pattern: String, name: String, matches: Bool) {
         #expect(SinkSelection.matching(pattern).admits(name) == matches)
     }

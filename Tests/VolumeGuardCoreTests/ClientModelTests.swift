@@ -1,11 +1,12 @@
 import GuardProtocol
+import Testing
 import VolumeGuardCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Testing
 
 /// Generated clients against simulated servers, and the judge of the counting rule (docs/DESIGN.md,
 /// "Counting: the rule and its proof sketch"): never more steps reported than made, per direction, by
@@ -84,7 +85,9 @@ enum ClientModel {
             return ClientPlan(kind: .readModifyWrite(direction, waitsForAck: pattern == .readModifyWrite), start: start, steps: plan)
         case .pipelined, .pipelinedDeep:
             let plan = (0..<count * 3).map { _ in
-                ClientPlan.Step(readToSet: random.chance(10) ? random.int(1_000...30_000) : random.int(0...300), next: random.int(0...(pattern == .pipelinedDeep ? 60 : 300)))
+                ClientPlan.Step(
+                    readToSet: random.chance(10) ? random.int(1_000...30_000) : random.int(0...300),
+                    next: random.int(0...(pattern == .pipelinedDeep ? 60 : 300)))
             }
             return ClientPlan(kind: .readModifyWrite(direction, waitsForAck: false), start: start, steps: plan)
         case .readModifyWriteBothWays:
@@ -171,10 +174,11 @@ enum ClientModel {
         sim.tracing = tracing
         var warmUp = 0
         if learned {
-            sim.add(ClientPlan(
-                kind: .serverSide(.up), start: 50_000,
-                steps: Array(repeating: ClientPlan.Step(readToSet: 0, next: 300_000), count: 5)
-            ))
+            sim.add(
+                ClientPlan(
+                    kind: .serverSide(.up), start: 50_000,
+                    steps: Array(repeating: ClientPlan.Step(readToSet: 0, next: 300_000), count: 5)
+                ))
             warmUp = 1
         }
         for plan in plans { sim.add(plan) }
@@ -254,7 +258,9 @@ struct ClientModelTests {
     /// The bound of docs/DESIGN.md, "Bursts": a step overwritten each time the burst is put back before
     /// 100 %, and readings that merge steps below the climb before count one (the largest loss in 300
     /// histories per server was 68 and 65).
-    @Test("a burst of 200 back-to-back steps to a client's ceiling loses at most three in eight, and counts none that was not made", arguments: ServerKind.allCases)
+    @Test(
+        "a burst of 200 back-to-back steps to a client's ceiling loses at most three in eight, and counts none that was not made",
+        arguments: ServerKind.allCases)
     func burstBound(kind: ServerKind) {
         Self.judge(.burst, on: kind, seeds: 0..<20) { !$0.phantom && $0.lost <= 200 * 3 / 8 && $0.endsHeld }
         Self.judge(.burst, on: kind, seeds: 20..<25, learned: true) { !$0.phantom && $0.lost <= 200 * 3 / 8 && $0.endsHeld }
@@ -276,7 +282,8 @@ struct ClientModelTests {
                     var first: String?
                     for seed in UInt64(0)..<seeds {
                         let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
-                        let outcome = ClientModel.run(kind, seed: seed, plans: plans, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init())
+                        let outcome = ClientModel.run(
+                            kind, seed: seed, plans: plans, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init())
                         if outcome.phantom {
                             phantoms += 1
                             if first == nil { first = "seed \(seed): \(outcome)" }
@@ -288,7 +295,9 @@ struct ClientModelTests {
                         if outcome.paced, outcome.lost != 0 { inexact += 1 }
                         lost.append(outcome.lost)
                     }
-                    print("\(kind) \(learned ? "learned" : fresh ? "fresh" : "configured") \(pattern): phantoms \(phantoms)/\(seeds) (in all \(phantomsInAll)), paced inexact \(inexact), lost max \(lost.max()!) mean \(Double(lost.reduce(0, +)) / Double(seeds)) dist \(histogram(lost)) \(first ?? "")")
+                    print(
+                        "\(kind) \(learned ? "learned" : fresh ? "fresh" : "configured") \(pattern): phantoms \(phantoms)/\(seeds) (in all \(phantomsInAll)), paced inexact \(inexact), lost max \(lost.max()!) mean \(Double(lost.reduce(0, +)) / Double(seeds)) dist \(histogram(lost)) \(first ?? "")"
+                    )
                 }
             }
         }
@@ -346,7 +355,8 @@ extension ClientModelTests {
     func shrinkOne() {
         let env = { (name: String) in getenv(name).map { String(cString: $0) } }
         guard let patternName = env("PATTERN"), let pattern = ClientModel.Pattern(rawValue: patternName),
-              let kind = ServerKind(rawValue: env("KIND") ?? "pipeWire"), let seed = UInt64(env("SEED") ?? "") else { return }
+            let kind = ServerKind(rawValue: env("KIND") ?? "pipeWire"), let seed = UInt64(env("SEED") ?? "")
+        else { return }
         let learned = env("LEARNED") != nil
         let fresh = env("FRESH") != nil
         let plans = ClientModel.plans(pattern, seed: seed, start: ClientModel.start(learned: learned))
@@ -357,7 +367,8 @@ extension ClientModelTests {
         }
         guard fails(plans) else { print("no failure"); return }
         let small = env("NOSHRINK") != nil ? plans : ClientModel.shrink(plans, fails: fails)
-        let outcome = ClientModel.run(kind, seed: seed, plans: small, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init(), tracing: true)
+        let outcome = ClientModel.run(
+            kind, seed: seed, plans: small, learned: learned, fresh: fresh, latencies: env("LOADED") != nil ? .loaded : .init(), tracing: true)
         print("\(kind) seed \(seed) \(small) -> \(outcome)")
         print(outcome.sim.trace.joined(separator: "\n"))
     }

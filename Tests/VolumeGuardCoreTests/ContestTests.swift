@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("Another client fighting the guard")
 struct ContestTests {

@@ -1,4 +1,5 @@
 import GuardProtocol
+
 @testable import VolumeGuardCore
 
 /// The generated clients.

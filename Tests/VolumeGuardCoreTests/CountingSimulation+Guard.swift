@@ -62,13 +62,14 @@ extension CountingSimulation {
     }
 
     func guardReceives(_ reply: Reply) {
-        let event: GuardEvent = switch reply {
-        case .defaultSink: .defaultSink(Self.sinkName)
-        case .sinkRead(let ticket, let volume, let muted):
-            .sinkRead(ticket!, SinkState(index: Self.sinkIndex, name: Self.sinkName, volume: SinkVolume(uniform: volume, count: 2), muted: muted))
-        case .ack(let tag): .written(tag!)
-        case .changed: .sinkChanged(index: Self.sinkIndex)
-        }
+        let event: GuardEvent =
+            switch reply {
+            case .defaultSink: .defaultSink(Self.sinkName)
+            case .sinkRead(let ticket, let volume, let muted):
+                .sinkRead(ticket!, SinkState(index: Self.sinkIndex, name: Self.sinkName, volume: SinkVolume(uniform: volume, count: 2), muted: muted))
+            case .ack(let tag): .written(tag!)
+            case .changed: .sinkChanged(index: Self.sinkIndex)
+            }
         guardInbox.append(event)
         guardNext()
     }

@@ -1,4 +1,5 @@
 import GuardProtocol
+
 @testable import VolumeGuardCore
 
 /// The simulated server: its requests, its register, its read-back and events.
@@ -46,11 +47,12 @@ extension CountingSimulation {
                     let to = UInt32(max(0, Int64(cachedVolume) + delta))
                     write = .volume(to, by: client, .step(delta > 0 ? .up : .down))
                 }
-                let skipped = switch write {
-                case .volume(let value, _, _): value == cachedVolume
-                case .mute(let value, _): value == cachedMuted
-                case .volumeBy: false
-                }
+                let skipped =
+                    switch write {
+                    case .volume(let value, _, _): value == cachedVolume
+                    case .mute(let value, _): value == cachedMuted
+                    case .volumeBy: false
+                    }
                 if skipped {
                     note("\(write) from \(connection) skipped: the cache has it")
                     post(at: now + random.int(latencies.skippedAck), .reply(connection, reply))
@@ -71,11 +73,12 @@ extension CountingSimulation {
             guard value != old else { return false }
             volume = value
             if client != Self.guardConnection {
-                let made: (Direction, Int) = switch intent {
-                case .step(let direction): (direction, 1)
-                case .absolute, .reset:
-                    (value > old ? .up : .down, max(1, Int((Double(value > old ? value - old : old - value) / Double(step)).rounded())))
-                }
+                let made: (Direction, Int) =
+                    switch intent {
+                    case .step(let direction): (direction, 1)
+                    case .absolute, .reset:
+                        (value > old ? .up : .down, max(1, Int((Double(value > old ? value - old : old - value) / Double(step)).rounded())))
+                    }
                 clients[client - 1].made[made.0] += made.1
             }
             return true

@@ -1,4 +1,5 @@
 import GuardProtocol
+
 @testable import VolumeGuardCore
 
 /// The guard, its server and the generated clients, on one virtual clock.

@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 /// The counterexamples the generated clients found (ClientModelTests), each shrunk to the history that
 /// shows it and replayed here step by step. docs/DESIGN.md, "Counting: the rule and its proof sketch".

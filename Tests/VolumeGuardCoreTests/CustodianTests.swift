@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 @Suite("Custody of original levels")
 struct CustodianTests {

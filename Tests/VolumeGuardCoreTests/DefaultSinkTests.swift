@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("Following the default sink")
 struct DefaultSinkTests {
@@ -164,7 +164,7 @@ struct DefaultSinkTests {
         h.clearLog()
         h.touch(Name.speakers)
         h.sinks.removeAll { $0.name == Name.speakers }
-        h.step() // the change event: the core reads a sink that is gone
+        h.step()  // the change event: the core reads a sink that is gone
         h.inbox.append(.sinkRemoved(index: 1))
         h.setDefault(Name.hdmi)
         h.settle()

@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("Own writes are not presses")
 struct EchoTests {
@@ -181,11 +181,12 @@ struct EchoTests {
         h.skipWrites = 100
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
         h.settle()
-        #expect(h.reports.filter { if case .guarding = $0 { false } else { true } } == [
-            .resetRetried(sink: Name.speakers, attempt: 1),
-            .resetRetried(sink: Name.speakers, attempt: 2),
-            .resetAbandoned(sink: Name.speakers),
-        ])
+        #expect(
+            h.reports.filter { if case .guarding = $0 { false } else { true } } == [
+                .resetRetried(sink: Name.speakers, attempt: 1),
+                .resetRetried(sink: Name.speakers, attempt: 2),
+                .resetAbandoned(sink: Name.speakers),
+            ])
         #expect(h.volumeWrites.count == 3)
         #expect(h.presses.count == 1)
         #expect(h.sink(Name.speakers).volume == .channels(30000 + Raw.step5))

@@ -1,6 +1,6 @@
 import GuardProtocol
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 /// Plays presses at given times through a detector, waking it when it asks, and collects gestures.
 struct GestureScript {
@@ -125,9 +125,11 @@ struct GestureTests {
         #expect(script.gestures[1].at == .milliseconds(400))
     }
 
-    @Test("two quick presses are a double, told once no repeat can follow; one press is nothing", arguments: [
-        Duration.milliseconds(120), .milliseconds(250), .milliseconds(390),
-    ])
+    @Test(
+        "two quick presses are a double, told once no repeat can follow; one press is nothing",
+        arguments: [
+            Duration.milliseconds(120), .milliseconds(250), .milliseconds(390),
+        ])
     func double(gap: Duration) {
         var script = GestureScript()
         script.press(.down, at: .seconds(1))

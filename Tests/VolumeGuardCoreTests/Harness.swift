@@ -1,6 +1,6 @@
 import GuardProtocol
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 /// Raw volume values the tests speak in.
 enum Raw {
@@ -162,10 +162,11 @@ struct Harness {
         case .readDefaultSink:
             inbox.append(.defaultSink(blind ? nil : defaultSink))
         case .readSink(let query, let ticket):
-            let sink: SimulatedSink? = switch query {
-            case .index(let index): sinks.first { $0.index == index }
-            case .name(let name): sinks.first { $0.name == name }
-            }
+            let sink: SimulatedSink? =
+                switch query {
+                case .index(let index): sinks.first { $0.index == index }
+                case .name(let name): sinks.first { $0.name == name }
+                }
             inbox.append(.sinkRead(ticket, sink?.reading))
         case .reconnect:
             blind = false

@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("Held level")
 struct HeldLevelTests {
@@ -25,9 +25,11 @@ struct HeldLevelTests {
         #expect(HeldLevel(holding: .channels(70000, 0)).volume == .channels(65535, 1))
     }
 
-    @Test("leaves a level inside the range alone", arguments: [
-        [1], [65535], [30000, 20000], [32768, 32768, 32768, 32768, 32768, 32768], [1, 65535],
-    ] as [[UInt32]])
+    @Test(
+        "leaves a level inside the range alone",
+        arguments: [
+            [1], [65535], [30000, 20000], [32768, 32768, 32768, 32768, 32768, 32768], [1, 65535],
+        ] as [[UInt32]])
     func inRangeUntouched(channels: [UInt32]) {
         #expect(HeldLevel(holding: SinkVolume(channels: channels)).volume.channels == channels)
     }
@@ -40,9 +42,11 @@ struct HeldLevelTests {
         #expect(!HeldLevel.admits(.channels(30000, Raw.full)))
     }
 
-    @Test("every held level is admitted", arguments: [
-        [0], [Raw.full], [70000, 35000], [0, 0], [131072, 1], [42, 65535],
-    ] as [[UInt32]])
+    @Test(
+        "every held level is admitted",
+        arguments: [
+            [0], [Raw.full], [70000, 35000], [0, 0], [131072, 1], [42, 65535],
+        ] as [[UInt32]])
     func heldIsAdmitted(channels: [UInt32]) {
         #expect(HeldLevel.admits(HeldLevel(holding: SinkVolume(channels: channels)).volume))
     }

@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 @Suite("Requests in flight")
 struct InFlightTests {

@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 @Suite("Key step")
 struct KeyStepTests {
@@ -95,7 +96,7 @@ struct KeyStepTests {
         h.userMoves(Name.speakers, by: Int64(Raw.step5))
         h.settle()
         #expect(h.core.counter.keyStep.current == nil, "not yet a sample: more presses may follow at once")
-        h.userMoves(Name.speakers, by: 9830) // +15 %: three 5 % presses merged into one event
+        h.userMoves(Name.speakers, by: 9830)  // +15 %: three 5 % presses merged into one event
         h.settle()
         #expect(h.presses.map(\.count) == [1, 3])
         #expect(h.presses.map(\.direction) == [.up, .up])

@@ -1,5 +1,5 @@
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("Lifecycle")
 struct LifecycleTests {
@@ -17,9 +17,11 @@ struct LifecycleTests {
         h.settle()
         #expect(h.core.state == .guarding)
         #expect(h.states == [.guarding])
-        #expect(h.reports.first == .guarding(
-            sink: Name.speakers, original: Self.originalLevel, held: .channels(65535, 65535)
-        ))
+        #expect(
+            h.reports.first
+                == .guarding(
+                    sink: Name.speakers, original: Self.originalLevel, held: .channels(65535, 65535)
+                ))
     }
 
     // MARK: Pause and resume
@@ -59,7 +61,7 @@ struct LifecycleTests {
     func pauseDropsRead() {
         var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
-        h.step() // the change event: the core reads; the reading is queued
+        h.step()  // the change event: the core reads; the reading is queued
         h.feed(.pause)
         h.settle()
         #expect(h.presses.isEmpty)
@@ -71,7 +73,7 @@ struct LifecycleTests {
         var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
         h.clearLog()
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
-        h.step() // the change event: the core reads; the reading is queued
+        h.step()  // the change event: the core reads; the reading is queued
         h.feed(.defaultSink(nil))
         h.settle()
         #expect(h.presses.isEmpty)
@@ -228,9 +230,11 @@ struct LifecycleTests {
         #expect(h.core.state == .guarding)
         #expect(h.core.guarded?.index == 7)
         #expect(h.core.guarded?.original == Self.originalLevel)
-        #expect(h.reports.first == .guarding(
-            sink: Name.speakers, original: Self.originalLevel, held: .channels(65535, 65535)
-        ))
+        #expect(
+            h.reports.first
+                == .guarding(
+                    sink: Name.speakers, original: Self.originalLevel, held: .channels(65535, 65535)
+                ))
         #expect(h.volumeWrites.isEmpty)
         #expect(h.presses.isEmpty)
         h.feed(.shutdown)
@@ -253,7 +257,7 @@ struct LifecycleTests {
     func staleReplyAfterReconnect() {
         var h = Harness.guarding([SimulatedSink(index: 1, name: Name.speakers, [30000])])
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
-        h.step() // the change event: the core reads
+        h.step()  // the change event: the core reads
         guard case .sinkRead(let ticket, let reading)? = h.inbox.first else {
             Issue.record("expected a queued reading, got \(h.inbox)")
             return

@@ -1,7 +1,8 @@
 import GuardProtocol
-@testable import VolumeGuardCore
 import PropertyBased
 import Testing
+
+@testable import VolumeGuardCore
 
 /// Generated histories: a person pressing keys, the server delivering messages in any interleaving,
 /// deferring acknowledgements, skipping sets and emitting events that change nothing. The simulated

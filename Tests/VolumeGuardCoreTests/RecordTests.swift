@@ -1,6 +1,6 @@
 import GuardProtocol
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
 
 @Suite("The record of original levels")
 struct RecordTests {

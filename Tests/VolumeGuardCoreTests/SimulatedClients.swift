@@ -1,4 +1,5 @@
 import GuardProtocol
+
 @testable import VolumeGuardCore
 
 // A discrete-event simulation of the guard among other clients of one audio server: a virtual clock in

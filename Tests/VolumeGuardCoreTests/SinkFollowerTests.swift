@@ -1,5 +1,6 @@
-@testable import VolumeGuardCore
 import Testing
+
+@testable import VolumeGuardCore
 
 @Suite("Following the sink")
 struct SinkFollowerTests {

@@ -1,9 +1,10 @@
+import Foundation
 import GuardProtocol
 import GuardSettings
-import Foundation
-import VolumeGuardCore
 import Logging
 import Testing
+import VolumeGuardCore
+
 @testable import VolumeGuardDaemon
 
 @Suite("Running actions", .timeLimit(.minutes(1)))

@@ -1,16 +1,18 @@
-import GuardSettings
 import Foundation
-import VolumeGuardCore
+import GuardSettings
 import Logging
 import Testing
-@testable import GuardConfig
+import VolumeGuardCore
 import VolumeGuardDaemon
+
+@testable import GuardConfig
 
 @Suite("The config file")
 struct ConfigFileTests {
     @Test("Every key is read, actions with their defaults")
     func everyKey() throws {
-        let options = try ConfigFile.parse("""
+        let options = try ConfigFile.parse(
+            """
             sink = "bluez_output.*"
             guard-mute = false
             step = 5
@@ -33,15 +35,17 @@ struct ConfigFileTests {
             shell = true
             run = 'echo "$VOLUME_GUARD_SEQ" >> /tmp/presses'
             """, path: "config.toml")
-        #expect(options == Options(
-            sink: "bluez_output.*", guardMute: false, step: 5, clampMargin: 0.5, history: 64, socket: "/tmp/vg.sock",
-            server: "unix:/tmp/pulse/native", logLevel: .debug, mode: .whileSubscribed,
-            http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"],
-            actions: [
-                Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], timeout: .milliseconds(2500)),
-                Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
-            ]
-        ))
+        #expect(
+            options
+                == Options(
+                    sink: "bluez_output.*", guardMute: false, step: 5, clampMargin: 0.5, history: 64, socket: "/tmp/vg.sock",
+                    server: "unix:/tmp/pulse/native", logLevel: .debug, mode: .whileSubscribed,
+                    http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"],
+                    actions: [
+                        Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], timeout: .milliseconds(2500)),
+                        Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
+                    ]
+                ))
         #expect(options.actions?[1].command == ["/bin/sh", "-c", #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#])
         #expect(options.actions?[1].directions == [.up, .down, .mute])
         #expect(options.actions?[1].timeout == .seconds(10))
@@ -89,7 +93,11 @@ struct ConfigFileTests {
     }
 
     static let mistakes: [Mistake] = [
-        Mistake(text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"),
+        Mistake(
+            text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp",
+            message:
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"
+        ),
         Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
         Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
         Mistake(text: "history = 1.5\n", line: 1, key: "history", message: "must be a whole number"),
@@ -97,22 +105,46 @@ struct ConfigFileTests {
         Mistake(text: "clamp-margin = 0\n", line: 1, key: "clamp-margin", message: "must be more than 0 and at most 25 (percent)"),
         Mistake(text: "guard-mute = \"no\"\n", line: 1, key: "guard-mute", message: "must be true or false"),
         Mistake(text: "mode = \"sometimes\"\n", line: 1, key: "mode", message: "must be one of \"always\", \"while-subscribed\""),
-        Mistake(text: "  \"log-level\" = \"loud\"\n", line: 1, key: "log-level", message: "must be one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\""),
+        Mistake(
+            text: "  \"log-level\" = \"loud\"\n", line: 1, key: "log-level",
+            message: "must be one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\""),
         Mistake(text: "socket = \"\"\n", line: 1, key: "socket", message: "must not be empty"),
-        Mistake(text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard", message: "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"),
-        Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2, message: "must be between 0.1 and 3600 (seconds)"),
-        Mistake(text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2, message: "unknown key; known keys: name, on, run, shell, timeout"),
-        Mistake(text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1, message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
-        Mistake(text: "[[action]]\nrun = []\n", line: 2, key: "run", action: 1, message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
+        Mistake(
+            text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard",
+            message:
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"
+        ),
+        Mistake(
+            text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2,
+            message: "must be between 0.1 and 3600 (seconds)"),
+        Mistake(
+            text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2,
+            message: "unknown key; known keys: name, on, run, shell, timeout"),
+        Mistake(
+            text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1,
+            message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
+        Mistake(
+            text: "[[action]]\nrun = []\n", line: 2, key: "run", action: 1,
+            message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
         Mistake(text: "[[action]]\nshell = true\nrun = [\"a\"]\n", line: 3, key: "run", action: 1, message: "must be a shell command line (with shell = true)"),
-        Mistake(text: "[[action]]\non = \"sideways\"\nrun = [\"a\"]\n", line: 2, key: "on", action: 1, message: "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]"),
-        Mistake(text: "step = 5\n\n[[action]]\nname = \"x\"\n", line: 3, key: nil, action: 1, message: "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]"),
+        Mistake(
+            text: "[[action]]\non = \"sideways\"\nrun = [\"a\"]\n", line: 2, key: "on", action: 1,
+            message: "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]"),
+        Mistake(
+            text: "step = 5\n\n[[action]]\nname = \"x\"\n", line: 3, key: nil, action: 1,
+            message: "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]"),
         Mistake(text: "action = 3\n", line: 1, key: "action", message: "must be a list of [[action]] tables"),
-        Mistake(text: "step = 5\nhttp = \"example.com:80\"\n", line: 2, key: "http", message: "must be a port or an IP address and port, e.g. \"127.0.0.1:8370\" or \"[::1]:8370\" (port 0 to 65535)"),
+        Mistake(
+            text: "step = 5\nhttp = \"example.com:80\"\n", line: 2, key: "http",
+            message: "must be a port or an IP address and port, e.g. \"127.0.0.1:8370\" or \"[::1]:8370\" (port 0 to 65535)"),
         Mistake(text: "http = 8370\n", line: 1, key: "http", message: "must be an address"),
         Mistake(text: "http-origins = \"http://127.0.0.1:8000\"\n", line: 1, key: "http-origins", message: "must be a list of origins"),
-        Mistake(text: "http-origins = [\"*\"]\n", line: 1, key: "http-origins", message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
-        Mistake(text: "http-origins = [\"http://127.0.0.1:8000/booth.html\"]\n", line: 1, key: "http-origins", message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
+        Mistake(
+            text: "http-origins = [\"*\"]\n", line: 1, key: "http-origins",
+            message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
+        Mistake(
+            text: "http-origins = [\"http://127.0.0.1:8000/booth.html\"]\n", line: 1, key: "http-origins",
+            message: "must be web page origins: scheme, host and port, e.g. \"http://127.0.0.1:8000\" (no path, no \"*\")"),
     ]
 
     @Test("A mistake names the file, the line and the key", arguments: mistakes)
@@ -121,10 +153,12 @@ struct ConfigFileTests {
             let options = try ConfigFile.parse(mistake.text, path: "/home/u/.config/volume-guard/config.toml")
             Issue.record("accepted: \(options)")
         } catch {
-            #expect(error == ConfigError(
-                path: "/home/u/.config/volume-guard/config.toml", line: mistake.line, key: mistake.key, action: mistake.action,
-                message: mistake.message
-            ))
+            #expect(
+                error
+                    == ConfigError(
+                        path: "/home/u/.config/volume-guard/config.toml", line: mistake.line, key: mistake.key, action: mistake.action,
+                        message: mistake.message
+                    ))
         }
     }
 
@@ -143,26 +177,32 @@ struct ConfigFileTests {
 
     @Test("The message reads like a compiler's")
     func description() {
-        #expect(ConfigError(path: "c.toml", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)").description
-            == "c.toml:3: key \"step\": must be between 0.1 and 100 (percent)")
-        #expect(ConfigError(path: "c.toml", line: 9, key: "timeout", action: 2, message: "must be a number (seconds)").description
-            == "c.toml:9: key \"timeout\" of [[action]] 2: must be a number (seconds)")
-        #expect(ConfigError(path: "c.toml", message: "cannot be read: Permission denied").description
-            == "c.toml: cannot be read: Permission denied")
+        #expect(
+            ConfigError(path: "c.toml", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)").description
+                == "c.toml:3: key \"step\": must be between 0.1 and 100 (percent)")
+        #expect(
+            ConfigError(path: "c.toml", line: 9, key: "timeout", action: 2, message: "must be a number (seconds)").description
+                == "c.toml:9: key \"timeout\" of [[action]] 2: must be a number (seconds)")
+        #expect(
+            ConfigError(path: "c.toml", message: "cannot be read: Permission denied").description
+                == "c.toml: cannot be read: Permission denied")
     }
 
     @Test("Flags win over the file, the file over nothing")
     func layering() {
         let file = Options(sink: "a", step: 5, history: 10, logLevel: .debug, actions: [Action(command: ["true"])])
         let flags = Options(step: 2, mode: .whileSubscribed)
-        #expect(file.overridden(by: flags) == Options(sink: "a", step: 2, history: 10, logLevel: .debug, mode: .whileSubscribed, actions: [Action(command: ["true"])]))
+        #expect(
+            file.overridden(by: flags)
+                == Options(sink: "a", step: 2, history: 10, logLevel: .debug, mode: .whileSubscribed, actions: [Action(command: ["true"])]))
         #expect(Options().overridden(by: flags) == flags)
     }
 }
 
 @Suite("Finding a key's line")
 struct ConfigLinesTests {
-    let lines = ConfigLines("""
+    let lines = ConfigLines(
+        """
         # head
         step = 5
         "quoted key" = 1

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+
 @testable import VolumeGuardDaemon
 
 @Suite("How a protocol line goes out on an HTTP event stream")

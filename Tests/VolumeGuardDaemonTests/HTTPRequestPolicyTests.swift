@@ -3,6 +3,7 @@ import GuardSettings
 import NIOCore
 import NIOHTTP1
 import Testing
+
 @testable import VolumeGuardDaemon
 
 @Suite("What the HTTP listener serves and refuses")
@@ -11,7 +12,8 @@ struct HTTPRequestPolicyTests {
     let policy = HTTPRequestPolicy(origins: [Self.booth])
     let hosts = ListenerHosts(address: ListenAddress(host: "127.0.0.1", port: 8370))
 
-    func decide(_ target: String, method: HTTPMethod = .GET, host: String? = "127.0.0.1:8370", _ headers: [(String, String)] = []) -> HTTPRequestPolicy.Decision {
+    func decide(_ target: String, method: HTTPMethod = .GET, host: String? = "127.0.0.1:8370", _ headers: [(String, String)] = []) -> HTTPRequestPolicy.Decision
+    {
         var all = HTTPHeaders(headers)
         if let host { all.add(name: "Host", value: host) }
         return policy.decide(HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: all), hosts: hosts)
@@ -59,8 +61,9 @@ struct HTTPRequestPolicyTests {
     func preflight() {
         let asked = [("Origin", "http://127.0.0.1:8000"), ("Access-Control-Request-Method", "POST")]
         #expect(decide("/pause", method: .OPTIONS, asked) == .preflight(origin: Self.booth, methods: [.POST], privateNetwork: false))
-        #expect(decide("/events", method: .OPTIONS, asked + [("Access-Control-Request-Private-Network", "true")])
-            == .preflight(origin: Self.booth, methods: [.GET], privateNetwork: true))
+        #expect(
+            decide("/events", method: .OPTIONS, asked + [("Access-Control-Request-Private-Network", "true")])
+                == .preflight(origin: Self.booth, methods: [.GET], privateNetwork: true))
         #expect(decide("/status", method: .OPTIONS) == .options(methods: [.GET]))
     }
 
@@ -88,11 +91,13 @@ struct HTTPRequestPolicyTests {
 
     @Test("/events takes since, gestures and states as subscribe does; Last-Event-ID is a since, and wins")
     func events() {
-        #expect(decide("/events?since=4&gestures=false&states=0&other=x")
-            == .serve(.events(since: 4, interests: .init(gestures: false, states: false)), origin: nil))
+        #expect(
+            decide("/events?since=4&gestures=false&states=0&other=x")
+                == .serve(.events(since: 4, interests: .init(gestures: false, states: false)), origin: nil))
         #expect(decide("/events?since=4", [("Last-Event-ID", "7")]) == .serve(.events(since: 7, interests: .init()), origin: nil))
-        #expect(decide("/events", [("Last-Event-ID", "18446744073709551615")])
-            == .serve(.events(since: .max, interests: .init()), origin: nil))
+        #expect(
+            decide("/events", [("Last-Event-ID", "18446744073709551615")])
+                == .serve(.events(since: .max, interests: .init()), origin: nil))
         #expect(decide("/events", [("Last-Event-ID", "")]) == .serve(.events(since: nil, interests: .init()), origin: nil))
         for wrong in ["/events?since=-1", "/events?since=x", "/events?since=", "/events?since=+5", "/events?gestures=no", "/events?states="] {
             #expect(code(decide(wrong))! == (400, .invalidField), "\(wrong)")

@@ -33,8 +33,10 @@ struct HTTPSettingsTests {
     func configuration() {
         #expect(DaemonConfiguration(Options(), environment: [:]).http == nil)
         let options = Options(http: "8370", httpOrigins: ["http://LOCALHOST:8000"])
-        #expect(DaemonConfiguration(options, environment: [:]).http == HTTPSettings(
-            address: ListenAddress(host: "127.0.0.1", port: 8370), origins: [WebOrigin("http://localhost:8000")!]
-        ))
+        #expect(
+            DaemonConfiguration(options, environment: [:]).http
+                == HTTPSettings(
+                    address: ListenAddress(host: "127.0.0.1", port: 8370), origins: [WebOrigin("http://localhost:8000")!]
+                ))
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import Testing
+
 @testable import VolumeGuardDaemon
 
 /// Lines a handler wrote, for tests.

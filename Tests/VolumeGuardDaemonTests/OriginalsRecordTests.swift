@@ -1,16 +1,19 @@
 import Foundation
-import VolumeGuardCore
 import Testing
+import VolumeGuardCore
+
 @testable import VolumeGuardDaemon
 
 @Suite("The record file")
 struct OriginalsRecordTests {
     @Test("One record per socket, under XDG_STATE_HOME")
     func path() {
-        #expect(OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": "/s"], socketPath: "/run/user/1000/volume-guard.sock")
-            == "/s/volume-guard/originals@%2Frun%2Fuser%2F1000%2Fvolume-guard.sock.json")
-        #expect(OriginalsRecord.standardPath(environment: ["HOME": "/h"], socketPath: "/a%b")
-            == "/h/.local/state/volume-guard/originals@%2Fa%25b.json")
+        #expect(
+            OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": "/s"], socketPath: "/run/user/1000/volume-guard.sock")
+                == "/s/volume-guard/originals@%2Frun%2Fuser%2F1000%2Fvolume-guard.sock.json")
+        #expect(
+            OriginalsRecord.standardPath(environment: ["HOME": "/h"], socketPath: "/a%b")
+                == "/h/.local/state/volume-guard/originals@%2Fa%25b.json")
     }
 
     @Test("Saved, loaded, and removed when empty; private, with nothing left beside it")
@@ -25,8 +28,9 @@ struct OriginalsRecordTests {
         ]
         try record.save(levels)
         #expect(try record.load() == levels)
-        #expect(try String(contentsOfFile: record.path, encoding: .utf8)
-            == #"{"guard_a":{"muted":false,"volume":[65536,65536]},"guard_b":{"muted":true,"volume":[98304,1,3]}}"#)
+        #expect(
+            try String(contentsOfFile: record.path, encoding: .utf8)
+                == #"{"guard_a":{"muted":false,"volume":[65536,65536]},"guard_b":{"muted":true,"volume":[98304,1,3]}}"#)
         let attributes = try FileManager.default.attributesOfItem(atPath: record.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/volume-guard") == ["originals@x.json"])

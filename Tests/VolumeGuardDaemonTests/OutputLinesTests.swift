@@ -1,4 +1,5 @@
 import Testing
+
 @testable import VolumeGuardDaemon
 
 @Suite("Cutting output into log lines")

@@ -1,6 +1,7 @@
 import GuardSettings
 import Testing
 import VolumeGuardCore
+
 @testable import VolumeGuardDaemon
 
 @Suite("When the guard is paused")

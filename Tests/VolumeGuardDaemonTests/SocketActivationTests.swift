@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VolumeGuardDaemon
 
 @Suite("Socket activation")
@@ -59,7 +60,7 @@ struct SocketActivationTests {
         }
         var pipe: [CInt] = [0, 0]
         #expect(Glibc.pipe(&pipe) == 0)
-        defer { pipe.forEach { close($0) } }
+        defer { for end in pipe { close(end) } }
         #expect(throws: InheritedSocket.Problem.self) { try InheritedSocket(descriptor: pipe[0]) }
     }
 

@@ -1,6 +1,7 @@
 import GuardProtocol
 import Testing
 import VolumeGuardCore
+
 @testable import VolumeGuardDaemon
 
 @Suite("The core's values on the wire")

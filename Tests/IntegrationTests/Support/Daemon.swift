@@ -1,6 +1,6 @@
 import Foundation
-import VolumeGuardClient
 import GuardProtocol
+import VolumeGuardClient
 
 /// The real `volume-guard run`, as a separate process against a private audio server.
 final class Daemon: @unchecked Sendable {

@@ -25,7 +25,11 @@ enum HTTPClient {
         port: Int, _ target: String, method: String = "GET", host: String? = nil, headers: [(String, String)] = [], body: String = ""
     ) throws -> HTTPReply {
         let socket = try RawSocket(tcpPort: port)
-        socket.send(Array(requestHead(port: port, target, method: method, host: host, headers: headers + [("Content-Length", "\(body.utf8.count)"), ("Connection", "close")]).utf8) + Array(body.utf8))
+        socket.send(
+            Array(
+                requestHead(
+                    port: port, target, method: method, host: host, headers: headers + [("Content-Length", "\(body.utf8.count)"), ("Connection", "close")]
+                ).utf8) + Array(body.utf8))
         return try readReply(socket)
     }
 
@@ -135,8 +139,8 @@ final class EventStreamClient {
     /// Reads one chunk of the body into `buffered`; false at the end or when none came in time.
     private func readChunk(until deadline: ContinuousClock.Instant) -> Bool {
         guard let sizeLine = socket.readLine(timeout: deadline - ContinuousClock.now),
-              let size = Int(sizeLine.trimmingCharacters(in: .init(charactersIn: "\r")), radix: 16), size > 0,
-              let chunk = socket.read(count: size + 2, timeout: deadline - ContinuousClock.now)
+            let size = Int(sizeLine.trimmingCharacters(in: .init(charactersIn: "\r")), radix: 16), size > 0,
+            let chunk = socket.read(count: size + 2, timeout: deadline - ContinuousClock.now)
         else { return false }
         buffered += chunk.dropLast(2)
         return true

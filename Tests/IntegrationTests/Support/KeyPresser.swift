@@ -1,6 +1,6 @@
 import GuardProtocol
-import VolumeGuardCore
 import PulseBridge
+import VolumeGuardCore
 
 /// Presses a volume key from inside the test process, as fast as the guard takes presses: thousands
 /// in seconds, where `pactl` costs a process each. A press sets the guarded sink one step above its
