@@ -20,14 +20,7 @@ final class RawSocket {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw TestFailure("connect 127.0.0.1:\(port): \(reason)")
-        }
+        try Self.connect(descriptor, to: address, peer: "127.0.0.1:\(port)")
     }
 
     init(connectingTo path: String) throws {
@@ -38,13 +31,20 @@ final class RawSocket {
         withUnsafeMutableBytes(of: &address.sun_path) { bytes in
             bytes.copyBytes(from: path.utf8.prefix(bytes.count - 1))
         }
+        try Self.connect(descriptor, to: address, peer: path)
+    }
+
+    /// Connects `descriptor` to `address` (a `sockaddr_in` or `sockaddr_un`); on failure closes it and
+    /// throws, naming `peer`.
+    private static func connect<Address>(_ descriptor: Int32, to address: Address, peer: String) throws {
+        var address = address
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
-            throw TestFailure("connect \(path): \(reason)")
+            throw TestFailure("connect \(peer): \(reason)")
         }
     }
 
