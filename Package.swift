@@ -108,7 +108,9 @@ let package = Package(
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",
+                "InputDevices",
                 "VolumeGuardClient",
+                "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
