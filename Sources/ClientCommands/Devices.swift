@@ -20,6 +20,10 @@ public struct Devices: AsyncParsableCommand {
             The configuration is the config file's `devices` and `keys`, or --device and --key as `run` takes them.
             --udev-rule prints a udev rule that lets the user logged in at the machine read exactly the configured devices \
             (keyboards are root's: a program that can read one can log every key), and says where it goes and how to apply it.
+            --json prints one object per device: node, name, ids, stable_paths, readable, grabbed (absent when no daemon \
+            answers), state (the daemon's, when it reports the device), matches (the configured devices it meets), keys (the \
+            volume keys and configured keys it has), key_count, and fix (for a configured device this user cannot read).
+            Exit codes: 0, also when there is no device; 2 for --udev-rule with no device configured, or a mistake in the config file.
             """
     )
 
