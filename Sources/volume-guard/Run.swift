@@ -93,7 +93,9 @@ struct Run: AsyncParsableCommand {
             "A key besides volume up, down and mute that is a press when a device sends it, e.g. KEY_ENTER; repeat for more.", valueName: "key"))
     var key: [String] = []
 
-    @Option(help: ArgumentHelp("Gestures: how long a device's key stays down before it is a hold (default 500).", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Gestures: how long a device's key stays down before it is a hold (default \(Self.defaultMilliseconds(\.holdDelay))).", valueName: "ms"))
     var holdDelay: Int?
 
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")
