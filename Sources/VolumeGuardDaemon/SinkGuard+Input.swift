@@ -88,8 +88,12 @@ extension SinkGuard {
             guard let read = try deviceFiles.read(node) else { return }
             events = read
         } catch {
-            // ENODEV: the device is gone (its node goes with it, and the directory watch rescans).
-            if error != .operationNotSupportedByDevice { logger.warning("cannot read an input device", metadata: ["path": "\(node)", "error": "\(error)"]) }
+            // ENODEV: the device is gone (its node goes with it, and the directory watch rescans). A node
+            // in error polls readable forever: it is closed now, whatever the source makes of it.
+            if error != .operationNotSupportedByDevice {
+                logger.warning("cannot read an input device", metadata: ["path": "\(node)", "error": "\(error)"])
+            }
+            deviceFiles.close(node)
             feedInput { input, _ in input.gone(node) }
             return
         }
