@@ -135,7 +135,7 @@ actor SinkGuard: Service, CustomStringConvertible {
             case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
             case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
             case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
-            case .reportUnreleased: logger.error("the audio server did not acknowledge the restore in time")
+            case .reportNotGivenBack: logger.error("the audio server did not acknowledge the restore in time")
             case .end: spawn.finish()
             }
         }
