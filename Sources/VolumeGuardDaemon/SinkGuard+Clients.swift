@@ -87,7 +87,7 @@ extension SinkGuard {
 
     /// Pauses or resumes both sources, as the pause policy decided (`pause` or `resume`).
     func decided(_ decision: GuardEvent) {
-        feed(decision)
+        if configuration.source.guardsSink { feed(decision) }
         feedInput { input, now in decision == .pause ? input.pause() : input.resume(at: now) }
     }
 }
