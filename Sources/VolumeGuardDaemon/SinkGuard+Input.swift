@@ -102,10 +102,9 @@ extension SinkGuard {
                 feedInput { input, _ in input.key(event.code, value: event.value, on: node) }
             } else if event.isDropped {
                 feedInput { input, _ in input.dropped(node) }
-            } else if event.isReport {
-                feedInput { input, _ in input.synced(node) }
             }
         }
+        feedInput { input, _ in input.caughtUp(node) }
     }
 
     private func refused(_ node: String, _ error: Errno) {
