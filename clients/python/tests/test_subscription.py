@@ -21,6 +21,19 @@ def press(seq: int) -> bytes:
     return line({"type": "press", "seq": seq, "direction": "up", "count": 1, "sink": "s", "time": "t"})
 
 
+REMOTE = {"source": "input", "device": "AB Shutter3 Keyboard", "path": "/dev/input/event2"}
+"""The fields of a line from an input device."""
+
+
+def device_press(seq: int, key: str = "KEY_ENTER") -> dict:
+    """A press of a device's key that is not a volume key: it has no `direction`, and no `sink`."""
+    return {"type": "press", "seq": seq, "key": key, "count": 1, **REMOTE, "time": "t"}
+
+
+def release(seq: int, cause: str = "key-up") -> dict:
+    return {"type": "release", "seq": seq, "key": "KEY_ENTER", **REMOTE, "cause": cause, "held_ms": 130, "time": "t"}
+
+
 class SubscriptionTests(unittest.TestCase):
     def following(self, since: int | None = None) -> Subscription:
         return Subscription("/socket", since, gestures=False, states=False)
@@ -53,6 +66,41 @@ class SubscriptionTests(unittest.TestCase):
     def test_a_gap_is_told_with_the_seq_it_follows(self) -> None:
         subscription = self.following(since=2)
         self.assertEqual(subscription.receive(subscribed(3000, "a", gap=True)), [{"type": "gap", "since": 2, "last_seq": 3000}])
+
+
+
+class InputDeviceTests(unittest.TestCase):
+    """Lines from an input device: presses without a direction, releases, gestures with the device's fields."""
+
+    def test_a_device_press_is_yielded_whole_and_resumed_after(self) -> None:
+        subscription = Subscription("/socket", None, gestures=False, states=False)
+        subscription.receive(subscribed(0, "a"))
+        self.assertEqual(subscription.receive(line(device_press(1))), [device_press(1)])
+        self.assertEqual(subscription.request()["since"], 1)
+
+    def test_releases_are_yielded_with_or_without_gestures(self) -> None:
+        for gestures in (True, False):
+            with self.subTest(gestures=gestures):
+                subscription = Subscription("/socket", None, gestures=gestures, states=False)
+                subscription.receive(subscribed(0, "a"))
+                for cause in ("key-up", "device-gone", "paused", "stopped"):
+                    self.assertEqual(subscription.receive(line(release(1, cause))), [release(1, cause)])
+
+    def test_a_release_leaves_the_resume_point_at_the_last_press(self) -> None:
+        subscription = Subscription("/socket", None, gestures=True, states=False)
+        subscription.receive(subscribed(0, "a"))
+        subscription.receive(line(device_press(7, "KEY_VOLUMEUP") | {"direction": "up"}))
+        subscription.receive(line(device_press(8)))
+        # Press 7's key comes up after press 8: a resume after 7 would replay 8 twice.
+        subscription.receive(line(release(7) | {"direction": "up", "key": "KEY_VOLUMEUP"}))
+        self.assertEqual(subscription.request()["since"], 8)
+
+    def test_a_device_gesture_keeps_the_devices_fields(self) -> None:
+        subscription = Subscription("/socket", None, gestures=True, states=False)
+        subscription.receive(subscribed(0, "a"))
+        hold_end = {"type": "gesture", "gesture": "hold_end", "key": "KEY_ENTER", "seq": 1, "presses": 1}
+        hold_end |= REMOTE | {"cause": "device-gone", "time": "t"}
+        self.assertEqual(subscription.receive(line(hold_end)), [hold_end])
 
 
 if __name__ == "__main__":

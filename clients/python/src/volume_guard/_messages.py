@@ -1,8 +1,9 @@
 """The lines of the protocol (docs/PROTOCOL.md) as typed dicts, and how requests and replies are framed.
 
 Messages stay the plain dicts that JSON gives: a field that a later daemon adds is there too, untyped,
-and nothing is lost converting. Fields that the daemon leaves out at times are `NotRequired`. `state`
-is a plain `str`, so a state that a later daemon adds type-checks too.
+and nothing is lost converting. Fields that the daemon leaves out at times (or that an older daemon
+does not send) are `NotRequired`. `state` is a plain `str`, so a state that a later daemon adds
+type-checks too.
 """
 
 import json
@@ -12,6 +13,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ._errors import VolumeGuardError
 
 Direction = Literal["up", "down", "mute"]
+Source = Literal["sink", "input"]
+"""Where a press came from: a change of the guarded sink, or a key of a grabbed input device."""
+Cause = Literal["key-up", "device-gone", "paused", "stopped"]
+"""Why a device's key counts as up: it came up, the device vanished, the daemon paused or is stopping."""
 
 
 class Level(TypedDict):
@@ -27,12 +32,36 @@ class PressCounts(TypedDict):
     mute: int
 
 
+class InputDevice(TypedDict):
+    """One entry of the status's `devices`: a device present that the configuration takes, or a
+    configured match that no device present meets (then only `match` and `state`)."""
+
+    match: str
+    """The configured name, `vendor:product` or path it was taken by."""
+    name: NotRequired[str]
+    """The device's name, e.g. `AB Shutter3 Consumer Control`."""
+    path: NotRequired[str]
+    """Its node, e.g. `/dev/input/event3`."""
+    ids: NotRequired[str]
+    """`vendor:product`, 4 hex digits each."""
+    state: str
+    """`grabbed` (its keys are presses), `waiting` (open; grabbed once no key on it is down), `refused`
+    (cannot be opened or grabbed now: see `error` and `fix`; it is tried again), `absent` or `paused`."""
+    error: NotRequired[str]
+    """Why it is `refused`, e.g. `permission denied`."""
+    fix: NotRequired[str]
+    """What to do about it."""
+    last_key: NotRequired[str]
+    """The last key read from it, e.g. `KEY_VOLUMEUP`."""
+
+
 class Status(TypedDict):
     """The reply to `status`."""
 
     type: Literal["status"]
     state: str
-    """`guarding`, `paused`, `connecting` or `no-sink`."""
+    """`guarding`, `paused`, `connecting`, `no-sink` or `stopped`; with the `input` source only
+    `guarding` or `paused` (and `stopped`)."""
     sink: NotRequired[str]
     held: NotRequired[Level]
     original: NotRequired[Level]
@@ -42,6 +71,10 @@ class Status(TypedDict):
     subscribers: int
     server: NotRequired[str]
     uptime_seconds: float
+    source: NotRequired[Literal["sink", "input", "both"]]
+    """Where presses come from. With `input` the sink's fields (`sink`, `held`, ...) are absent."""
+    devices: NotRequired[list[InputDevice]]
+    """With the `input` or `both` source: the devices the configuration takes."""
 
 
 class Paused(TypedDict):
@@ -62,15 +95,43 @@ class Version(TypedDict):
 
 
 class Press(TypedDict):
-    """One press of a volume key (or several merged: `count` key steps)."""
+    """One press of a volume key (or several merged: `count` key steps), or of another key of an input
+    device that the daemon was told to take (`key` names it, and there is no `direction`)."""
 
     type: Literal["press"]
     seq: int
-    direction: Direction
+    direction: NotRequired[Direction]
+    """For the volume keys; absent for a device's other keys (KEY_ENTER, ...)."""
+    key: NotRequired[str]
+    """A device's key, by its kernel name: `KEY_VOLUMEUP`, `KEY_ENTER`, ... (devices only)."""
     count: int
-    sink: str
+    source: NotRequired[Source]
+    sink: NotRequired[str]
+    """The guarded sink, for the `sink` source."""
+    device: NotRequired[str]
+    """The device's name, for the `input` source: `AB Shutter3 Consumer Control`."""
+    path: NotRequired[str]
+    """The device's node, for the `input` source: `/dev/input/event3`."""
     time: str
     """When the guard saw it: ISO 8601, UTC, milliseconds."""
+
+
+class Release(TypedDict):
+    """A device's key is up again (devices only: a sink's presses have no ups). Not replayed by `since`,
+    and sent with `gestures=False` too."""
+
+    type: Literal["release"]
+    seq: int
+    """The seq of its press."""
+    direction: NotRequired[Direction]
+    key: str
+    source: Literal["input"]
+    device: str
+    path: str
+    cause: Cause
+    held_ms: int
+    """How long the key was down, in milliseconds."""
+    time: str
 
 
 class Gesture(TypedDict):
@@ -78,11 +139,18 @@ class Gesture(TypedDict):
 
     type: Literal["gesture"]
     gesture: Literal["hold_start", "hold_end", "double"]
-    direction: Direction
+    direction: NotRequired[Direction]
+    """As for the press: absent for a device's keys other than the volume keys."""
+    key: NotRequired[str]
     seq: int
     """The press that completed it."""
     presses: int
+    source: NotRequired[Source]
     sink: NotRequired[str]
+    device: NotRequired[str]
+    path: NotRequired[str]
+    cause: NotRequired[Cause]
+    """A device's `hold_end`: its release's cause."""
     time: str
 
 
@@ -113,7 +181,7 @@ class Restart(TypedDict):
     last_seq: int
 
 
-Event = Press | Gesture | State | Gap | Restart
+Event = Press | Release | Gesture | State | Gap | Restart
 """What `presses()` yields; tell them apart by `type`, and ignore types you do not handle."""
 
 

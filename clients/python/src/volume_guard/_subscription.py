@@ -10,7 +10,7 @@ import logging
 from typing import Any, cast
 
 from ._errors import DaemonUnavailable, VolumeGuardError
-from ._messages import Event, Gap, Gesture, Press, Restart, State
+from ._messages import Event, Gap, Gesture, Press, Release, Restart, State
 
 log = logging.getLogger("volume_guard")
 
@@ -52,6 +52,9 @@ class Subscription:
         if kind == "press":
             self.since = message["seq"]
             return [cast(Press, message)]
+        if kind == "release":
+            # Its seq is its press's, an earlier one than the last press at times: `since` stays.
+            return [cast(Release, message)]
         if kind == "gesture":
             return [cast(Gesture, message)]
         if kind == "state":

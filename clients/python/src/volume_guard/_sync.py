@@ -61,11 +61,13 @@ class Client:
     def presses(self, since: int | None = None, *, gestures: bool = True, states: bool = False) -> "Presses":
         """Every press from now on (after `since`, when given, first those the daemon still has).
 
-        Yields press dicts, gesture dicts unless `gestures` is false, state dicts if `states` is
-        true, and the client's own `gap` and `restart` dicts (see `Gap` and `Restart`). It never
-        ends by itself: when the daemon goes away it reconnects (waiting 0.1 s, then longer, 2 s at
-        most) and resumes after the last press it yielded, so none the daemon still has is lost.
-        An error line for the subscription itself raises `VolumeGuardError`.
+        Yields press dicts, release dicts (an input device's key came up: always, whatever
+        `gestures` says), gesture dicts unless `gestures` is false, state dicts if `states` is true,
+        and the client's own `gap` and `restart` dicts (see `Gap` and `Restart`). It never ends by
+        itself: when the daemon goes away it reconnects (waiting 0.1 s, then longer, 2 s at most) and
+        resumes after the last press it yielded, so none the daemon still has is lost (releases and
+        gestures are not replayed). An error line for the subscription itself raises
+        `VolumeGuardError`.
         """
         return Presses(Subscription(self.path, since, gestures=gestures, states=states), self.timeout)
 
