@@ -50,6 +50,8 @@ class RequestTests(DaemonTestCase):
         self.assertEqual(status["state"], "guarding")
         self.assertEqual(status.get("sink"), "guard_a")
         self.assertEqual(status["last_seq"], 0)
+        self.assertEqual(status.get("source"), "sink")
+        self.assertNotIn("devices", status)
 
         self.assertEqual(self.client.pause()["type"], "paused")
         self.assertEqual(self.client.status()["state"], "paused")
@@ -76,6 +78,31 @@ class RequestTests(DaemonTestCase):
         status = self.client.status()
         self.assertEqual(status["last_seq"], 2)
         self.assertEqual(status["presses"]["up"], 2)
+
+
+class InputSourceTests(DaemonTestCase):
+    """A daemon reading input devices only, none of which is present: this machine need have none."""
+
+    # Matches no device a test machine has, so that the daemon never grabs one of its keyboards.
+    arguments = ("--source", "input", "--device", "volume-guard test remote", "--device", "fffe:fffd")
+
+    def test_status_tells_the_source_and_each_configured_device(self) -> None:
+        status = self.client.status()
+        self.assertEqual((status["state"], status.get("source")), ("guarding", "input"))
+        self.assertNotIn("sink", status)
+        self.assertEqual(
+            status.get("devices"),
+            [{"match": "volume-guard test remote", "state": "absent"}, {"match": "fffe:fffd", "state": "absent"}],
+        )
+        self.client.pause()
+        self.assertEqual(self.client.status()["state"], "paused")
+
+    def test_states_come_without_a_sink(self) -> None:
+        collector = self.follow(states=True)
+        self.client.pause()
+        self.client.resume()
+        self.assertTrue(eventually(lambda: len(of_type(collector.events, "state")) == 2), collector.events)
+        self.assertEqual(collector.events, [{"type": "state", "state": "paused"}, {"type": "state", "state": "guarding"}])
 
 
 class UnavailableTests(unittest.TestCase):
