@@ -102,7 +102,8 @@ class InputSourceTests(DaemonTestCase):
         self.client.pause()
         self.client.resume()
         self.assertTrue(eventually(lambda: len(of_type(collector.events, "state")) == 2), collector.events)
-        self.assertEqual(collector.events, [{"type": "state", "state": "paused"}, {"type": "state", "state": "guarding"}])
+        paused, guarding = {"type": "state", "state": "paused"}, {"type": "state", "state": "guarding"}
+        self.assertEqual(collector.events, [paused, guarding])
 
 
 class UnavailableTests(unittest.TestCase):
