@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A volume-guard client in Python, on the volume_guard package (clients/python).
 
-Prints each press as it happens, like `volume-guard watch`, and never misses one that the daemon
-still has: the package remembers the seq of the last press and, after any reconnect, subscribes
-with "since" so that the presses missed meanwhile are replayed first, also from a restarted daemon.
+Prints each press (and each release of an input device's key) as it happens, like `volume-guard
+watch`, and never misses a press that the daemon still has: the package remembers the seq of the last
+press and, after any reconnect, subscribes with "since" so that the presses missed meanwhile are
+replayed first, also from a restarted daemon.
 
 usage: examples/client.py [--socket PATH] [--since SEQ]
 
@@ -21,6 +22,11 @@ except ImportError:
              "or run it with PYTHONPATH=clients/python/src")
 
 
+def key(event):
+    """A volume key's direction, else the device's key (KEY_ENTER, ...), which has none."""
+    return event.get("direction") or event.get("key", "?")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--socket", help="the daemon's socket (default: as volume-guard finds it)")
@@ -32,7 +38,11 @@ def main():
     for event in Client(arguments.socket).presses(since=arguments.since, gestures=False, states=True):
         if event["type"] == "press":
             times = f" x{event['count']}" if event["count"] > 1 else ""
-            print(f"{event['time']}  {event['direction']}{times}  {event['sink']}  #{event['seq']}", flush=True)
+            where = event.get("sink") or event.get("device", "")  # the sink, or the input device
+            print(f"{event['time']}  {key(event)}{times}  {where}  #{event['seq']}", flush=True)
+        elif event["type"] == "release":
+            held = f"held {event['held_ms']} ms" + ("" if event["cause"] == "key-up" else f" ({event['cause']})")
+            print(f"{event['time']}  release {key(event)}  {event['device']}  {held}  #{event['seq']}", flush=True)
         elif event["type"] == "state":
             print(f"-- {event['state']}" + (f" ({event['sink']})" if event.get("sink") else ""), flush=True)
         elif event["type"] == "restart":
