@@ -29,10 +29,14 @@ public struct InputEvent: Hashable, Sendable {
     public static let synchronization = UInt16(EV_SYN)
     /// EV_KEY: a key or button.
     public static let key = UInt16(EV_KEY)
+    /// SYN_REPORT, EV_SYN's code for the end of a frame. Its value is 1 for a frame the kernel made itself
+    /// (`input_dev_release_keys`: the keys it lets up before a device goes, or on a resume).
+    public static let report = UInt16(SYN_REPORT)
     /// SYN_DROPPED, EV_SYN's code for lost events: the reader's buffer overflowed, and the keys' state
     /// is to be read again (`EvdevFile.keysDown`; `InputSource.dropped` says when).
     public static let dropped = UInt16(SYN_DROPPED)
 
     public var isKey: Bool { type == Self.key }
+    public var isReport: Bool { type == Self.synchronization && code == Self.report }
     public var isDropped: Bool { type == Self.synchronization && code == Self.dropped }
 }

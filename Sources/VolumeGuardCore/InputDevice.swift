@@ -39,8 +39,16 @@ public struct InputDevice: Hashable, Sendable {
     /// The keys down on it, as far as the daemon knows: all of them while it waits to grab, the
     /// wanted ones once grabbed.
     var down: Set<UInt16> = []
+    /// Keys the kernel let up itself, waiting to be told whether the device went with them.
+    struct KernelUps: Hashable, Sendable {
+        var keys: Set<UInt16>
+        var due: Duration
+    }
+
     /// Events were dropped: key events are ignored until the keys are read again.
     var dropping = false
+    /// The keys the kernel let up (`InputSource.kernelReleased`): still in `down` until their grace ends.
+    var kernelUps: KernelUps?
     /// The last key it sent while grabbed.
     public internal(set) var lastKey: UInt16?
 

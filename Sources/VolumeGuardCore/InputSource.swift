@@ -52,6 +52,9 @@ public struct InputSource: Sendable {
     /// The first retry of a refused node, doubled at each refusal up to `slowestRetry`.
     public static let firstRetry: Duration = .milliseconds(250)
     public static let slowestRetry: Duration = .seconds(2)
+    /// How long the keys the kernel itself let up (`kernelReleased`) wait for the device's end before
+    /// they are taken for ups: a device going away ends its node just after them.
+    public static let kernelReleaseGrace: Duration = .seconds(1)
     /// How long a node may stay refused before the log says so: udev applies a new node's permissions
     /// within about a second, and that wait is no error.
     public static let refusalGrace: Duration = .seconds(2)
@@ -126,6 +129,34 @@ public struct InputSource: Sendable {
 
     /// A key event of the node: `value` 1 down, 0 up, 2 auto-repeat (which is no press).
     public mutating func key(_ code: UInt16, value: Int32, on node: String) -> [Action] {
+        // Keys the kernel let up, followed by more from the device: the device is still there.
+        settleKernelReleases(node, before: nil) + keyEvent(code, value: value, on: node)
+    }
+
+    /// The kernel itself let `keys` up, in a frame of its own (its SYN_REPORT has the value 1): it does so
+    /// just before a device goes away (`input_dev_release_keys`), and on a resume. Which it was shows
+    /// only after: the node ends (`gone`), and the keys were released by the device going; or it does
+    /// not within `kernelReleaseGrace`, or the device sends more, and they were ups.
+    public mutating func kernelReleased(_ keys: Set<UInt16>, on node: String, at now: Duration) -> [Action] {
+        guard var device = devices[node], device.life == .grabbed, !device.dropping else { return [] }
+        let held = keys.intersection(device.down)
+        guard !held.isEmpty else { return [] }
+        let earlier = device.kernelUps?.keys ?? []
+        device.kernelUps = InputDevice.KernelUps(keys: earlier.union(held), due: now + Self.kernelReleaseGrace)
+        devices[node] = device
+        return [.wakeUp(after: Self.kernelReleaseGrace)]
+    }
+
+    /// Takes the keys the kernel let up for ups, if their grace ended before `now` (or at once for nil).
+    private mutating func settleKernelReleases(_ node: String, before now: Duration?) -> [Action] {
+        guard var device = devices[node], let ups = device.kernelUps, now.map({ ups.due <= $0 }) ?? true else { return [] }
+        device.kernelUps = nil
+        device.down.subtract(ups.keys)
+        devices[node] = device
+        return ups.keys.sorted().map { .keyUp($0, device.ref, .keyUp) }
+    }
+
+    private mutating func keyEvent(_ code: UInt16, value: Int32, on node: String) -> [Action] {
         guard var device = devices[node], !device.dropping else { return [] }
         switch device.life {
         case .waiting, .grabbing:
@@ -203,11 +234,13 @@ public struct InputSource: Sendable {
 
     /// The time is `now`, as a `wakeUp` asked: refused nodes that are due are tried again.
     public mutating func wakeUp(at now: Duration) -> [Action] {
-        guard !paused else { return [] }
-        return devices.keys.sorted().flatMap { node -> [Action] in
-            guard let device = devices[node], device.life == .refused, let refusal = device.refusal, refusal.due <= now else { return [] }
-            return open(node, at: now)
-        }
+        let settled = devices.keys.sorted().flatMap { settleKernelReleases($0, before: now) }
+        guard !paused else { return settled }
+        return settled
+            + devices.keys.sorted().flatMap { node -> [Action] in
+                guard let device = devices[node], device.life == .refused, let refusal = device.refusal, refusal.due <= now else { return [] }
+                return open(node, at: now)
+            }
     }
 
     /// Lets every device go until `resume`, their keys released: the keys act normally meanwhile.

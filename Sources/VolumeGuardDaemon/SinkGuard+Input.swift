@@ -97,14 +97,32 @@ extension SinkGuard {
             feedInput { input, _ in input.gone(node) }
             return
         }
+        // Frame by frame: a frame the kernel made itself (its SYN_REPORT's value is 1) lets keys up that
+        // the device may not have: it does so just before the device goes.
+        var frame: [InputEvent] = []
         for event in events {
+            frame.append(event)
+            guard event.isReport else { continue }
+            if event.value == 1 {
+                let ups = Set(frame.filter { $0.isKey && $0.value == 0 }.map(\.code))
+                feedInput { input, now in input.kernelReleased(ups, on: node, at: now) }
+            } else {
+                feed(frame, from: node)
+            }
+            frame = []
+        }
+        feed(frame, from: node)
+        feedInput { input, _ in input.caughtUp(node) }
+    }
+
+    private func feed(_ frame: [InputEvent], from node: String) {
+        for event in frame {
             if event.isKey {
                 feedInput { input, _ in input.key(event.code, value: event.value, on: node) }
             } else if event.isDropped {
                 feedInput { input, _ in input.dropped(node) }
             }
         }
-        feedInput { input, _ in input.caughtUp(node) }
     }
 
     private func refused(_ node: String, _ error: Errno) {

@@ -76,6 +76,29 @@ struct InputSourceTests {
         #expect(back.contains(.grab(Remote.consumer.node)))
     }
 
+    @Test("Keys the kernel lets up just before the device goes are released by its going")
+    mutating func kernelReleaseThenGone() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        #expect(source.kernelReleased([115], on: node, at: .seconds(1)) == [.wakeUp(after: InputSource.kernelReleaseGrace)])
+        #expect(source.gone(node).first == .keyUp(115, Remote.consumerRef, .deviceGone))
+    }
+
+    @Test("Keys the kernel lets up while the device stays (a resume) are ups, after the grace or at the device's next event")
+    mutating func kernelReleaseThenStays() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        _ = source.kernelReleased([115], on: node, at: .seconds(1))
+        #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace - .milliseconds(1)).isEmpty)
+        #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace) == [.keyUp(115, Remote.consumerRef, .keyUp)])
+        _ = source.key(114, value: 1, on: node)
+        _ = source.kernelReleased([114], on: node, at: .seconds(5))
+        #expect(source.key(115, value: 1, on: node) == [.keyUp(114, Remote.consumerRef, .keyUp), .keyDown(115, Remote.consumerRef)])
+        #expect(source.kernelReleased([30], on: node, at: .seconds(6)).isEmpty, "a key not down")
+    }
+
     @Test("A device missing from a scan is gone; a node taken by another device is a new device")
     mutating func scanTellsComingAndGoing() {
         _ = take([Remote.consumer])
