@@ -313,16 +313,23 @@ class Reader:
             events += self.pending()
         return events
 
+    def grab(self) -> None:
+        """Takes the device for this reader alone (EVIOCGRAB), as the daemon does."""
+        fcntl.ioctl(self._fd, EVIOCGRAB, 1)
+
+    def ungrab(self) -> None:
+        fcntl.ioctl(self._fd, EVIOCGRAB, 0)
+
     def grab_is_held(self) -> bool:
         """Whether another file holds the device's grab (EVIOCGRAB answers EBUSY).
 
         When nobody does, this reader takes the grab for an instant and lets it go.
         """
         try:
-            fcntl.ioctl(self._fd, EVIOCGRAB, 1)
+            self.grab()
         except OSError as error:
             if error.errno == errno.EBUSY:
                 return True
             raise
-        fcntl.ioctl(self._fd, EVIOCGRAB, 0)
+        self.ungrab()
         return False

@@ -1,0 +1,570 @@
+"""The input-device source against a real kernel: uinput remotes, the daemon under test, its socket.
+
+Runs in the VM of scripts/input-vm, as root (it makes devices), and runs the daemon as the unprivileged
+user nobody, whom each device's node is given to as udev would give it to the logged-in user:
+
+    scripts/input-vm /usr/bin/python3 Tests/InputVM/suite.py [--release]
+
+The daemon is $VOLUME_GUARD_BINARY, else the checkout's .build/debug/volume-guard (.build/release with
+--release). Prints one `CHECK ok|FAIL scenario/check` line per check, `INFO` lines (timings), and a last
+`RESULT passed=N failed=M seconds=S` line; exits 1 if any check failed. scripts/test-input reads them.
+
+Two daemons, as each takes seconds to start in the VM: one with `source = "input"` from its config file
+and no audio server anywhere in the guest, for most scenarios; then one with `--source both` and a
+private PulseAudio.
+"""
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, Daemon, Message, Subscriber, Timeout, executable
+from remote import BUS_BLUETOOTH, Device, Reader, Remote
+
+SHUTTER = "AB Shutter3"
+PRESENTER_IDS = "1d57:ad03"
+CLICKER_LINK = "/dev/input/by-id/usb-Wireless_Clicker-event-kbd"
+SLOW = "Slow Remote"
+AUDIO_SERVERS = ("pulseaudio", "pipewire", "pipewire-pulse", "wireplumber")
+
+latencies: list[float] = []
+"""Seconds from a key's down (written to uinput, which stamps the event then) to its press line."""
+
+
+def is_press(device: Device, key: str):
+    return lambda m: m.get("type") == "press" and m.get("device") == device.name and m.get("key") == key
+
+
+def is_release(seq: int):
+    return lambda m: m.get("type") == "release" and m.get("seq") == seq
+
+
+def is_gesture(gesture: str, seq: int):
+    return lambda m: m.get("type") == "gesture" and m.get("gesture") == gesture and m.get("seq") == seq
+
+
+def from_device(messages: list[Message], device: Device, kind: str = "press") -> list[Message]:
+    return [m for m in messages if m.get("type") == kind and (m.get("device") == device.name or m.get("path") == device.node)]
+
+
+def entry_of(device: Device, state: str | None = None):
+    return lambda e: e.get("name") == device.name and e.get("path") == device.node and (state is None or e.get("state") == state)
+
+
+def tap(subscriber: Subscriber, device: Device, key: str) -> tuple[Message, Message]:
+    """Down and up; the press and release lines they make."""
+    mark = subscriber.mark()
+    stamp = device.down(key)
+    device.up(key)
+    arrived, press = subscriber.wait_for_timed(f"the press of {key} on {device.name}", is_press(device, key), mark)
+    latencies.append(arrived - stamp)
+    release = subscriber.wait_for(f"the release of {key} on {device.name}", is_release(press["seq"]), mark)
+    return press, release
+
+
+def marker(subscriber: Subscriber, device: Device, key: str) -> list[Message]:
+    """Taps a key the daemon takes, and returns the lines up to its press: any press a device the daemon
+    must leave alone made before it would be among them (the daemon reads its devices in the order their
+    events come)."""
+    mark = subscriber.mark()
+    device.press(key)
+    press = subscriber.wait_for(f"the press of marker {key} on {device.name}", is_press(device, key), mark)
+    lines = subscriber.since(mark)
+    return lines[: lines.index(press)]
+
+
+def audio_servers_running() -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                name = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            if name in AUDIO_SERVERS:
+                found.append(f"{name} (pid {entry.name})")
+    return found
+
+
+def left_alone(checks: Checks, daemon: Daemon, subscriber: Subscriber, device: Device, marker_device: Device, prefix: str = "") -> None:
+    """A device the daemon must never open: a second reader gets its keys, no press comes of them, nothing
+    grabs it, the daemon has no file open on it and its status does not list it. `prefix` starts the checks' names."""
+    with Reader(device.node) as reader:
+        device.down("KEY_VOLUMEUP")
+        device.up("KEY_VOLUMEUP")
+        got = [(event.key, event.value) for event in reader.wait(2, WAIT)]
+        checks.equal(f"{prefix}a second reader gets its keys", got, [("KEY_VOLUMEUP", 1), ("KEY_VOLUMEUP", 0)])
+        before = marker(subscriber, marker_device, "KEY_VOLUMEDOWN")
+        checks.equal(f"{prefix}no press from it", from_device(before, device), [])
+        checks.check(f"{prefix}nobody grabs it", not reader.grab_is_held())
+    checks.check(f"{prefix}the daemon never opened it", device.node not in daemon.open_nodes(), sorted(daemon.open_nodes()))
+    listed = [entry for entry in daemon.device_entries() if entry.get("path") == device.node or entry.get("name") == device.name]
+    checks.equal(f"{prefix}not in status", listed, [])
+
+
+def udev_rule_matches(rule_text: str, device: Device) -> bool:
+    """Whether a rule file gives `device`'s node away: any of its rule lines whose match keys all hold.
+
+    Evaluates what such a rule matches on, as udev does for an input event node: SUBSYSTEM, KERNEL and the
+    parent input device's ATTRS{name}, ATTRS{id/vendor} and ATTRS{id/product}, with shell patterns and
+    `|` alternatives. A match key of another kind is an error: the check could not judge the rule.
+    """
+    values = {
+        "SUBSYSTEM": "input",
+        "KERNEL": os.path.basename(device.node or ""),
+        "ATTRS{name}": device.name,
+        "ATTRS{id/vendor}": f"{device.vendor:04x}",
+        "ATTRS{id/product}": f"{device.product:04x}",
+        "ATTRS{id/bustype}": f"{device.bus:04x}",
+    }
+    for line in rule_text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        holds = True
+        for key, operator, pattern in re.findall(r'([A-Za-z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|=|:=)\s*"([^"]*)"', line):
+            if operator not in ("==", "!="):
+                continue  # an assignment, such as TAG+="uaccess"
+            if key not in values:
+                raise ValueError(f"cannot judge the match key {key} in: {line}")
+            matched = any(fnmatch.fnmatchcase(values[key], alternative) for alternative in pattern.split("|"))
+            holds &= matched if operator == "==" else not matched
+        if holds:
+            return True
+    return False
+
+
+def rig(checks: Checks, binary: Path) -> None:
+    """What the scenarios stand on: remotes the kernel describes as they were set up, readers that get their
+    keys (with the kernel's own auto-repeat), an exclusive grab, and the build under test running as nobody."""
+    with Remote.ab_shutter3() as shutter:
+        for device in shutter.devices:
+            sysfs = Path("/sys/class/input") / str(device.sysname)
+            described = [(sysfs / item).read_text().strip() for item in ("name", "id/bustype", "id/vendor", "id/product")]
+            checks.equal(f"{device.name}: sysfs", described, [device.name, "0005", "2717", "0040"])
+        consumer = shutter.consumer
+        with Reader(consumer.node) as first, Reader(consumer.node) as second:
+            consumer.down("KEY_VOLUMEUP")
+            got = first.wait(2, WAIT)
+            consumer.up("KEY_VOLUMEUP")
+            got += first.wait(1, WAIT)
+            values = [event.value for event in got if event.key == "KEY_VOLUMEUP"]
+            checks.check("a reader gets down, the kernel's repeats, up", values[:2] == [1, 2] and values[-1] == 0, got)
+            second.pending()
+            first.grab()
+            checks.check("a second grab is refused", second.grab_is_held())
+            consumer.press("KEY_VOLUMEDOWN")
+            got = [(event.key, event.value) for event in first.wait(2, WAIT)]
+            checks.equal("the grabbing reader gets the keys", got, [("KEY_VOLUMEDOWN", 1), ("KEY_VOLUMEDOWN", 0)])
+            checks.equal("the other reader gets none", second.pending(), [])
+    version = Account("nobody", "rig").run([str(binary), "--version"])
+    checks.check("the build under test runs as nobody", version.returncode == 0 and version.stdout[:1].isdigit(), version)
+
+
+class InputDaemonScenarios:
+    """One daemon with `source = "input"` from its config file, run as nobody, with no audio server anywhere
+    in the guest, and the remotes of every scenario: each scenario is a method, run in the order of `run`."""
+
+    def __init__(self, checks: Checks, binary: Path) -> None:
+        self.checks, self.binary = checks, binary
+        self.user = Account("nobody", "input")
+        checks.info(f"the daemon runs as {self.user.user} (uid {self.user.uid})")
+        self.user.write_config(
+            'source = "input"\n'
+            f'devices = ["{SHUTTER}", "{PRESENTER_IDS}", "{CLICKER_LINK}", "{SLOW}"]\n'
+            'keys = ["KEY_ENTER", "KEY_PAGEUP"]\n'
+            'log-level = "debug"\n'
+        )
+        self.daemon = Daemon(binary, self.user, [], "the input daemon")
+        # Present before the daemon starts.
+        self.shutter = Remote.ab_shutter3()
+        # Names a sloppy match would take: a longer one, a shorter one, one that contains it, a part with a
+        # suffix the kernel never appends.
+        self.decoys = [
+            Device(f"{SHUTTER}0 Consumer Control", ["KEY_VOLUMEUP"], bus=BUS_BLUETOOTH, vendor=0x2717, product=0x0041),
+            Device("AB Shutter Consumer Control", ["KEY_VOLUMEUP"], bus=BUS_BLUETOOTH, vendor=0x2718, product=0x0040),
+            Device(f"My {SHUTTER}", ["KEY_VOLUMEUP"], bus=BUS_BLUETOOTH, vendor=0x05AC, product=0x0220),
+            Device(f"{SHUTTER} Remote", ["KEY_VOLUMEUP"], bus=BUS_BLUETOOTH, vendor=0x05AC, product=0x0221),
+        ]
+        self.other = Device("Other Keyboard", ["KEY_VOLUMEUP", "KEY_VOLUMEDOWN", "KEY_ENTER", "KEY_A"], vendor=0x046D, product=0xC31C)
+        # Made by the scenarios, after the start.
+        self.presenter = Remote.presenter()
+        self.clicker = Device("2.4G Wireless Clicker", ["KEY_VOLUMEUP", "KEY_PAGEDOWN"], vendor=0x3151, product=0x3020)
+        self.slow = Device(SLOW, ["KEY_VOLUMEUP", "KEY_VOLUMEDOWN"], bus=BUS_BLUETOOTH, vendor=0x1234, product=0x5678)
+
+    def run(self) -> None:
+        checks = self.checks
+        checks.daemon = self.daemon
+        try:
+            with checks.scenario("input-start"):
+                self.start()
+            if not checks.completed:
+                return
+            for scenario in (
+                self.no_audio_server,
+                self.found_at_start,
+                self.grabbed_presses,
+                self.unconfigured_device,
+                self.near_names,
+                self.hold,
+                self.double,
+                self.made_after_start,
+                self.by_id_path,
+                self.readable_later,
+                self.devices_command,
+                self.gone_during_hold,
+                self.pause,
+                self.stop,
+            ):
+                with checks.scenario(scenario.__name__.replace("_", "-")):
+                    scenario()
+        finally:
+            if self.daemon.process is not None and self.daemon.process.poll() is None:
+                self.daemon.stop()
+            for device in self.devices:
+                if device.node is not None:
+                    device.destroy()
+
+    @property
+    def devices(self) -> list[Device]:
+        return [*self.shutter.devices, *self.decoys, self.other, *self.presenter.devices, self.clicker, self.slow]
+
+    def start(self) -> None:
+        # Each node is given to the daemon's user as soon as it is made, as udev gives a device to the one
+        # logged in; but the slow remote's, later.
+        self.shutter.create().give_to(self.user.uid, self.user.gid)
+        for device in [*self.decoys, self.other]:
+            device.create().give_to(self.user.uid, self.user.gid)
+        seconds = self.daemon.start()
+        self.checks.info(f"the input daemon answered {seconds:.1f} s after it was started")
+        self.subscriber = self.daemon.subscribe()
+        self.checks.equal("subscribed", self.subscriber.reply.get("type"), "subscribed")
+
+    def no_audio_server(self) -> None:
+        self.checks.equal("no audio server runs in the guest", audio_servers_running(), [])
+        status = self.daemon.status()
+        self.checks.equal("state", status.get("state"), "guarding")
+        self.checks.equal("source", status.get("source"), "input")
+        self.checks.check("no sink", "sink" not in status, status)
+        self.checks.check("no server", "server" not in status, status)
+
+    def found_at_start(self) -> None:
+        for device in self.shutter.devices:
+            entry = self.daemon.wait_device(f"{device.name} grabbed", entry_of(device, "grabbed"))
+            self.checks.equal(f"{device.name}: match", entry.get("match"), SHUTTER)
+            self.checks.equal(f"{device.name}: ids", entry.get("ids"), "2717:0040")
+        entries = self.daemon.device_entries()
+        for match in (PRESENTER_IDS, CLICKER_LINK, SLOW):
+            absent = [e for e in entries if e.get("match") == match]
+            self.checks.equal(f"{match}: absent", absent, [{"match": match, "state": "absent"}])
+        self.checks.equal("one entry per device found and per match without one", len(entries), 5)
+
+    def grabbed_presses(self) -> None:
+        with Reader(self.shutter.consumer.node) as consumer_reader, Reader(self.shutter.keyboard.node) as keyboard_reader:
+            press, release = tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEUP")
+            expected = {
+                "type": "press",
+                "direction": "up",
+                "key": "KEY_VOLUMEUP",
+                "count": 1,
+                "source": "input",
+                "device": self.shutter.consumer.name,
+                "path": self.shutter.consumer.node,
+            }
+            self.checks.equal("press", {key: press.get(key) for key in expected}, expected)
+            self.checks.check("press has seq and time", isinstance(press.get("seq"), int) and isinstance(press.get("time"), str), press)
+            expected_release = {
+                "type": "release",
+                "seq": press["seq"],
+                "direction": "up",
+                "key": "KEY_VOLUMEUP",
+                "source": "input",
+                "device": self.shutter.consumer.name,
+                "path": self.shutter.consumer.node,
+                "cause": "key-up",
+            }
+            self.checks.equal("release", {key: release.get(key) for key in expected_release}, expected_release)
+            self.checks.check("release has held_ms", isinstance(release.get("held_ms"), int) and release["held_ms"] >= 0, release)
+            press, _ = tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEDOWN")
+            self.checks.equal("volume down is direction down", press.get("direction"), "down")
+            # The keyboard part, by the same name: Enter is a press because the config names it.
+            press, release = tap(self.subscriber, self.shutter.keyboard, "KEY_ENTER")
+            self.checks.equal("KEY_ENTER is a press of that key", (press.get("key"), press.get("device")), ("KEY_ENTER", self.shutter.keyboard.name))
+            self.checks.check("a key that is not a volume key has no direction", "direction" not in press, press)
+            self.checks.equal("KEY_ENTER's release", release.get("cause"), "key-up")
+            # Every press and release above has been reported: had a reader got them, it would have them by now.
+            self.checks.equal("nothing reached a second reader (consumer control)", consumer_reader.pending(), [])
+            self.checks.equal("nothing reached a second reader (keyboard)", keyboard_reader.pending(), [])
+            self.checks.check("the grab is held", consumer_reader.grab_is_held() and keyboard_reader.grab_is_held())
+        entry = self.daemon.wait_device("the keyboard's last key", entry_of(self.shutter.keyboard))
+        self.checks.equal("status: last key", entry.get("last_key"), "KEY_ENTER")
+
+    def unconfigured_device(self) -> None:
+        left_alone(self.checks, self.daemon, self.subscriber, self.other, self.shutter.consumer)
+
+    def near_names(self) -> None:
+        for decoy in self.decoys:
+            left_alone(self.checks, self.daemon, self.subscriber, decoy, self.shutter.consumer, f"{decoy.name}: ")
+
+    def hold(self) -> None:
+        with Reader(self.shutter.consumer.node) as reader:
+            mark = self.subscriber.mark()
+            stamp = self.shutter.consumer.down("KEY_VOLUMEUP")
+            arrived, press = self.subscriber.wait_for_timed("the press", is_press(self.shutter.consumer, "KEY_VOLUMEUP"), mark)
+            latencies.append(arrived - stamp)
+            hold = self.subscriber.wait_for("hold_start", is_gesture("hold_start", press["seq"]), mark)
+            expected = {"direction": "up", "key": "KEY_VOLUMEUP", "presses": 1, "source": "input", "device": self.shutter.consumer.name}
+            self.checks.equal("hold_start", {key: hold.get(key) for key in expected}, expected)
+            # The kernel auto-repeats the held key meanwhile (the device has EV_REP): repeats are no presses.
+            time.sleep(0.5)
+            self.shutter.consumer.up("KEY_VOLUMEUP")
+            release = self.subscriber.wait_for("the release", is_release(press["seq"]), mark)
+            end = self.subscriber.wait_for("hold_end", is_gesture("hold_end", press["seq"]), mark)
+            self.checks.equal("release cause", release.get("cause"), "key-up")
+            self.checks.check("held at least the hold delay", release.get("held_ms", 0) >= 500, release)
+            self.checks.equal("hold_end cause", end.get("cause"), "key-up")
+            self.checks.equal("one press for the whole hold", len(from_device(self.subscriber.since(mark), self.shutter.consumer)), 1)
+            self.checks.equal("no double", [m for m in self.subscriber.since(mark) if m.get("gesture") == "double"], [])
+            self.checks.equal("nothing reached a second reader", reader.pending(), [])
+
+    def double(self) -> None:
+        mark = self.subscriber.mark()
+        self.shutter.consumer.press("KEY_VOLUMEDOWN")
+        self.shutter.consumer.press("KEY_VOLUMEDOWN")
+        first = self.subscriber.wait_for("the first press", is_press(self.shutter.consumer, "KEY_VOLUMEDOWN"), mark)
+        second = self.subscriber.wait_for("the second press", lambda m: is_press(self.shutter.consumer, "KEY_VOLUMEDOWN")(m) and m is not first, mark)
+        double = self.subscriber.wait_for("double", is_gesture("double", second["seq"]), mark)
+        self.checks.equal("double", (double.get("direction"), double.get("key"), double.get("source")), ("down", "KEY_VOLUMEDOWN", "input"))
+        self.subscriber.wait_for("the second release", is_release(second["seq"]), mark)
+        self.checks.equal("no hold", [m for m in self.subscriber.since(mark) if m.get("gesture") == "hold_start"], [])
+
+    def made_after_start(self) -> None:
+        # By vendor:product. The node is the self.user's as soon as it appears, as udev's rules make it.
+        self.presenter.create().give_to(self.user.uid, self.user.gid)
+        device = self.presenter.keyboard
+        entry = self.daemon.wait_device("the presenter grabbed", entry_of(device, "grabbed"))
+        self.checks.equal("matched by vendor:product", (entry.get("match"), entry.get("ids")), (PRESENTER_IDS, PRESENTER_IDS))
+        with Reader(device.node) as reader:
+            press, _ = tap(self.subscriber, device, "KEY_PAGEUP")
+            self.checks.equal("KEY_PAGEUP from the config's keys", (press.get("key"), press.get("source")), ("KEY_PAGEUP", "input"))
+            # KEY_B is neither a volume key nor one of the config's: the grab swallows it, and it is no press.
+            device.press("KEY_B")
+            before = marker(self.subscriber, device, "KEY_PAGEUP")
+            self.checks.equal("an unlisted key is no press", [m for m in before if m.get("key") == "KEY_B"], [])
+            self.checks.equal("nothing reached a second reader", reader.pending(), [])
+
+    def by_id_path(self) -> None:
+        # udev makes the node first and its stable link a moment later (the guest has no by-id directory
+        # before this one).
+        self.clicker.create().give_to(self.user.uid, self.user.gid)
+        self.clicker.link(CLICKER_LINK)
+        entry = self.daemon.wait_device("the clicker grabbed", entry_of(self.clicker, "grabbed"))
+        self.checks.equal("matched by its by-id path", entry.get("match"), CLICKER_LINK)
+        press, _ = tap(self.subscriber, self.clicker, "KEY_VOLUMEUP")
+        self.checks.equal("press", (press.get("direction"), press.get("device")), ("up", self.clicker.name))
+
+    def readable_later(self) -> None:
+        # devtmpfs makes the node root's, mode 600: the self.daemon's self.user cannot open it until "udev" gives it.
+        self.slow.create()
+        refused = self.daemon.wait_device("the slow remote refused", entry_of(self.slow, "refused"))
+        self.checks.check("refused: error", bool(refused.get("error")), refused)
+        self.checks.check("refused: fix", bool(refused.get("fix")), refused)
+        self.checks.check("the log names the device", SLOW in self.daemon.log(), self.daemon.log_tail())
+        self.slow.give_to(self.user.uid, self.user.gid)
+        self.daemon.wait_device("the slow remote grabbed without a restart", entry_of(self.slow, "grabbed"))
+        press, _ = tap(self.subscriber, self.slow, "KEY_VOLUMEDOWN")
+        self.checks.equal("press", (press.get("direction"), press.get("device")), ("down", SLOW))
+
+    def devices_command(self) -> None:
+        check_devices_command(self.checks, self.binary, self.user, [*self.shutter.devices, *self.presenter.devices, self.clicker, self.slow], [*self.decoys, self.other], self.clicker)
+
+    def gone_during_hold(self) -> None:
+        mark = self.subscriber.mark()
+        self.shutter.consumer.down("KEY_VOLUMEUP")
+        press = self.subscriber.wait_for("the press", is_press(self.shutter.consumer, "KEY_VOLUMEUP"), mark)
+        self.subscriber.wait_for("hold_start", is_gesture("hold_start", press["seq"]), mark)
+        gone_path = self.shutter.consumer.node
+        # As a remote that disconnects: the kernel sends its readers the held key's up, then hangs up.
+        self.shutter.destroy()
+        release = self.subscriber.wait_for("the release", is_release(press["seq"]), mark)
+        end = self.subscriber.wait_for("hold_end", is_gesture("hold_end", press["seq"]), mark)
+        self.checks.equal("release cause", release.get("cause"), "device-gone")
+        self.checks.equal("release path", release.get("path"), gone_path)
+        self.checks.equal("hold_end cause", end.get("cause"), "device-gone")
+        self.daemon.wait_device("absent once gone", lambda e: e.get("match") == SHUTTER and e.get("state") == "absent")
+        self.shutter.create().give_to(self.user.uid, self.user.gid)
+        for device in self.shutter.devices:
+            self.daemon.wait_device(f"{device.name} grabbed again", entry_of(device, "grabbed"))
+        press, _ = tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEUP")
+        self.checks.equal("a press from it again", press.get("path"), self.shutter.consumer.node)
+
+    def pause(self) -> None:
+        with Reader(self.shutter.consumer.node) as reader:
+            mark = self.subscriber.mark()
+            self.shutter.consumer.down("KEY_VOLUMEDOWN")
+            press = self.subscriber.wait_for("the press", is_press(self.shutter.consumer, "KEY_VOLUMEDOWN"), mark)
+            self.checks.equal("pause", self.daemon.request({"cmd": "pause"}).get("type"), "paused")
+            release = self.subscriber.wait_for("the release", is_release(press["seq"]), mark)
+            self.checks.equal("release cause", release.get("cause"), "paused")
+            entry = self.daemon.wait_device("paused in status", entry_of(self.shutter.consumer))
+            self.checks.equal("status: device state", entry.get("state"), "paused")
+            self.checks.equal("status: state", self.daemon.status().get("state"), "paused")
+            # Let go: the key's up and a new tap reach self.other readers now.
+            self.shutter.consumer.up("KEY_VOLUMEDOWN")
+            self.shutter.consumer.press("KEY_VOLUMEUP")
+            got = [(event.key, event.value) for event in reader.wait(3, WAIT)]
+            self.checks.equal("a second reader gets the keys", got, [("KEY_VOLUMEDOWN", 0), ("KEY_VOLUMEUP", 1), ("KEY_VOLUMEUP", 0)])
+            self.checks.equal("resume", self.daemon.request({"cmd": "resume"}).get("type"), "resumed")
+            self.daemon.wait_device("grabbed again", entry_of(self.shutter.consumer, "grabbed"))
+            tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEUP")
+            self.checks.equal("nothing reached a second reader once resumed", reader.pending(), [])
+
+    def stop(self) -> None:
+        mark = self.subscriber.mark()
+        self.shutter.consumer.down("KEY_VOLUMEUP")
+        press = self.subscriber.wait_for("the press", is_press(self.shutter.consumer, "KEY_VOLUMEUP"), mark)
+        status = self.daemon.stop()
+        self.checks.equal("exit status", status, 0)
+        release = self.subscriber.wait_for("the release", is_release(press["seq"]), mark)
+        self.checks.equal("release cause", release.get("cause"), "stopped")
+        self.checks.check("the connection ends", self.subscriber.wait_end())
+        with Reader(self.shutter.consumer.node) as reader:
+            self.shutter.consumer.up("KEY_VOLUMEUP")
+            self.checks.equal("the device is let go", [(e.key, e.value) for e in reader.wait(1, WAIT)], [("KEY_VOLUMEUP", 0)])
+
+
+def check_devices_command(
+    checks: Checks, binary: Path, user: Account, configured: list[Device], others: list[Device], linked: Device
+) -> None:
+    """`volume-guard devices` as the daemon's user, while the daemon runs, and `--udev-rule`."""
+    listing = user.run([str(binary), "devices"])
+    checks.equal("exit status", listing.returncode, 0)
+    for device in [*configured, *others]:
+        checks.check(f"lists {device.name}", device.name in listing.stdout and device.ids in listing.stdout, listing.stdout)
+
+    listing = user.run([str(binary), "devices", "--json"])
+    checks.equal("--json: exit status", listing.returncode, 0)
+    document = json.loads(listing.stdout)
+    entries = document.get("devices", []) if isinstance(document, dict) else document
+    by_path = {entry.get("path"): entry for entry in entries}
+    for device in [*configured, *others]:
+        entry = by_path.get(device.node, {})
+        checks.equal(f"--json: {device.name}", (entry.get("name"), entry.get("ids")), (device.name, device.ids))
+        checks.equal(f"--json: {device.name} readable", entry.get("readable"), True)
+        checks.equal(f"--json: {device.name} grabbed", entry.get("grabbed"), device in configured)
+        checks.equal(f"--json: {device.name} configured", bool(entry.get("match")), device in configured)
+    # The guest's own keyboard (i8042) is root's: this user cannot read it.
+    keyboard = [entry for entry in entries if entry.get("name") == "AT Translated Set 2 keyboard"]
+    checks.equal("--json: a node this user cannot read", [entry.get("readable") for entry in keyboard], [False])
+    entry = by_path.get(linked.node, {})
+    checks.check("--json: stable paths", linked.links[0] in entry.get("stable_paths", []), entry)
+
+    rule = user.run([str(binary), "devices", "--udev-rule"])
+    checks.equal("--udev-rule: exit status", rule.returncode, 0)
+    text = rule.stdout + rule.stderr
+    checks.check("--udev-rule: uaccess", 'TAG+="uaccess"' in rule.stdout, rule.stdout)
+    checks.check("--udev-rule: where it goes", re.search(r"/etc/udev/rules\.d/([0-6][0-9]|7[0-2])-", text) is not None, text)
+    checks.check("--udev-rule: how to apply it", "udevadm control --reload" in text and "udevadm trigger" in text, text)
+    rules = "\n".join(line for line in rule.stdout.splitlines() if "uaccess" in line)
+    for device in configured:
+        checks.check(f"--udev-rule: gives {device.name}", udev_rule_matches(rules, device), rules)
+    for device in others:
+        checks.check(f"--udev-rule: not {device.name}", not udev_rule_matches(rules, device), rules)
+
+
+def both_daemon(checks: Checks, binary: Path) -> None:
+    """`--source both`: the sink guard of a private PulseAudio, and the shutter's keys from the device."""
+    user = Account("nobody", "both")
+    server_log = user.root / "pulseaudio.log"
+    with checks.scenario("both-audio-server"):
+        with open(server_log, "wb") as log:
+            server = user.popen(
+                [
+                    "pulseaudio",
+                    "-n",
+                    "--daemonize=no",
+                    "--exit-idle-time=-1",
+                    "--load=module-native-protocol-unix",
+                    "--load=module-null-sink sink_name=guard_a",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + WAIT * 3
+        while user.run(["pactl", "list", "short", "sinks"]).stdout.find("guard_a") < 0:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise Timeout(f"PulseAudio did not start in the guest:\n{server_log.read_text(errors='replace')}")
+            time.sleep(0.2)
+        checks.check("PulseAudio runs in the guest", True)
+    if server.poll() is not None:
+        return
+    shutter = Remote.ab_shutter3().create()
+    shutter.give_to(user.uid, user.gid)
+    daemon = Daemon(binary, user, ["--source", "both", "--device", SHUTTER], "the both daemon")
+    checks.daemon = daemon
+    try:
+        with checks.scenario("both"):
+            seconds = daemon.start()
+            checks.info(f"the both daemon answered {seconds:.1f} s after it was started")
+            subscriber = daemon.subscribe()
+            status = daemon.status()
+            checks.equal("source", status.get("source"), "both")
+            checks.equal("sink", status.get("sink"), "guard_a")
+            checks.check("server", str(status.get("server", "")).startswith("pulseaudio"), status)
+            for device in shutter.devices:
+                daemon.wait_device(f"{device.name} grabbed", entry_of(device, "grabbed"))
+            mark = subscriber.mark()
+            press, _ = tap(subscriber, shutter.consumer, "KEY_VOLUMEUP")
+            checks.equal("a device's press", (press.get("source"), press.get("direction")), ("input", "up"))
+            changed = user.run(["pactl", "set-sink-volume", "guard_a", "+5%"])
+            checks.equal("pactl", changed.returncode, 0)
+            sink_press = subscriber.wait_for("a sink press", lambda m: m.get("type") == "press" and m.get("source") == "sink", mark)
+            checks.equal("a sink's press", (sink_press.get("direction"), sink_press.get("sink")), ("up", "guard_a"))
+            presses = [m for m in subscriber.since(mark) if m.get("type") == "press"]
+            checks.equal("one press each, none counted twice", [m.get("source") for m in presses], ["input", "sink"])
+            checks.equal("exit status", daemon.stop(), 0)
+    finally:
+        if daemon.process is not None and daemon.process.poll() is None:
+            daemon.stop()
+        server.terminate()
+        server.wait()
+        shutter.destroy()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--release", action="store_true", help="test .build/release/volume-guard")
+    arguments = parser.parse_args()
+    if not os.path.exists("/dev/uinput"):
+        print("input-suite: no /dev/uinput: run this in the VM, scripts/input-vm", file=sys.stderr)
+        return 2
+    build = "release" if arguments.release else "debug"
+    binary = Path(os.environ.get("VOLUME_GUARD_BINARY") or REPOSITORY / ".build" / build / "volume-guard")
+    SCRATCH.mkdir(mode=0o755)
+    checks = Checks()
+    binary = executable(binary)
+    checks.info(f"daemon under test: {binary}")
+    checks.info(f"kernel {os.uname().release}")
+    with checks.scenario("rig"):
+        rig(checks, binary)
+    if not checks.completed:
+        return checks.result()
+    InputDaemonScenarios(checks, binary).run()
+    both_daemon(checks, binary)
+    if latencies:
+        checks.info(
+            f"key down to press line at a subscriber, {len(latencies)} presses: median {statistics.median(latencies) * 1000:.0f} ms, "
+            f"max {max(latencies) * 1000:.0f} ms (software CPU: for information only)"
+        )
+    return checks.result()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
