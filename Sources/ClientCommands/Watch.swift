@@ -33,9 +33,16 @@ public struct Watch: AsyncParsableCommand {
                         printLine("-- some presses after #\(since ?? 0) are no longer in the daemon's history; replaying from the oldest it has")
                     case .press(let press):
                         let times = press.count > 1 ? " x\(press.count)" : ""
-                        printLine("\(press.time)  \(press.direction.rawValue)\(times)  \(press.sink)  #\(press.seq)")
+                        let what = Self.describe(press.direction, press.key)
+                        printLine("\(press.time)  \(what)\(times)  \(press.sink ?? press.device ?? "")  #\(press.seq)")
+                    case .release(let release):
+                        let cause = release.cause == .keyUp ? "" : " (\(release.cause.rawValue))"
+                        printLine(
+                            "\(release.time)  release \(Self.describe(release.direction, release.key))  \(release.device)  held \(release.heldMilliseconds) ms\(cause)  #\(release.seq)"
+                        )
                     case .gesture(let gesture):
-                        printLine("\(gesture.time)  \(gesture.gesture.rawValue) \(gesture.direction.rawValue)  \(gesture.presses) presses  #\(gesture.seq)")
+                        let what = Self.describe(gesture.direction, gesture.key)
+                        printLine("\(gesture.time)  \(gesture.gesture.rawValue) \(what)  \(gesture.presses) presses  #\(gesture.seq)")
                     case .state(let state):
                         printLine("-- \(state.state.rawValue)\(state.sink.map { " (\($0))" } ?? "")")
                     case .error(let error):
@@ -46,5 +53,10 @@ public struct Watch: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// A press's key as a person reads it: the direction of a volume key, else the key's name.
+    static func describe(_ direction: Direction?, _ key: String?) -> String {
+        direction?.rawValue ?? key ?? "?"
     }
 }

@@ -41,11 +41,17 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     public var contested: Bool
     /// The HTTP listener, when the daemon runs one.
     public var http: HTTPListenerMessage?
+    /// Where presses come from: `sink`, `input` or `both`.
+    public var source: String
+    /// The input devices, with `input` or `both`: each one found that matches, and each match that no
+    /// device present meets.
+    public var devices: [DeviceMessage]?
 
     public init(
         id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
         muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
-        uptimeSeconds: Double, contested: Bool = false, http: HTTPListenerMessage? = nil
+        uptimeSeconds: Double, contested: Bool = false, http: HTTPListenerMessage? = nil, source: String = "sink",
+        devices: [DeviceMessage]? = nil
     ) {
         self.id = id
         self.state = state
@@ -60,12 +66,49 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         self.uptimeSeconds = uptimeSeconds
         self.contested = contested
         self.http = http
+        self.source = source
+        self.devices = devices
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http
+        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http, source, devices
         case lastSeq = "last_seq"
         case uptimeSeconds = "uptime_seconds"
+    }
+}
+
+/// An input device in a status reply.
+public struct DeviceMessage: Hashable, Sendable, Codable {
+    /// The configured match it meets, as written (`AB Shutter3`, `2717:0040`, a path).
+    public var match: String
+    /// Its name, node and `vendor:product`; absent for a match no device meets.
+    public var name: String?
+    public var path: String?
+    public var ids: String?
+    public var state: DeviceState
+    /// Why it is refused, and what to do about it.
+    public var error: String?
+    public var fix: String?
+    /// The last key it sent, by the kernel's name.
+    public var lastKey: String?
+
+    public init(
+        match: String, name: String? = nil, path: String? = nil, ids: String? = nil, state: DeviceState, error: String? = nil,
+        fix: String? = nil, lastKey: String? = nil
+    ) {
+        self.match = match
+        self.name = name
+        self.path = path
+        self.ids = ids
+        self.state = state
+        self.error = error
+        self.fix = fix
+        self.lastKey = lastKey
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case match, name, path, ids, state, error, fix
+        case lastKey = "last_key"
     }
 }
 
@@ -114,18 +157,70 @@ public struct SubscribedMessage: Hashable, Sendable, Codable {
 public struct PressMessage: Hashable, Sendable, Codable {
     public var type = "press"
     public var seq: UInt64
-    public var direction: Direction
+    /// The volume key it stands for; absent for another key of a device (`key` names it).
+    public var direction: Direction?
+    /// A device's key, by the kernel's name (`KEY_VOLUMEUP`, `KEY_ENTER`); absent for a press seen on the sink.
+    public var key: String?
     public var count: Int
-    public var sink: String
+    public var source: Source
+    /// The sink it was made on, for a press seen on the sink.
+    public var sink: String?
+    /// The device it came from (its name) and its node, for a device's press.
+    public var device: String?
+    public var path: String?
     /// When the guard saw it: ISO 8601, UTC, milliseconds.
     public var time: String
 
-    public init(seq: UInt64, direction: Direction, count: Int, sink: String, time: String) {
+    public init(
+        seq: UInt64, direction: Direction?, key: String? = nil, count: Int, source: Source = .sink, sink: String?,
+        device: String? = nil, path: String? = nil, time: String
+    ) {
         self.seq = seq
         self.direction = direction
+        self.key = key
         self.count = count
+        self.source = source
         self.sink = sink
+        self.device = device
+        self.path = path
         self.time = time
+    }
+}
+
+/// A device's key came back up, or can no longer be down (`cause`): sent to every subscriber, after its
+/// press.
+public struct ReleaseMessage: Hashable, Sendable, Codable {
+    public var type = "release"
+    /// The seq of the key's press.
+    public var seq: UInt64
+    public var direction: Direction?
+    public var key: String
+    public var source: Source
+    public var device: String
+    public var path: String
+    public var cause: ReleaseCause
+    /// How long the key was down, in milliseconds.
+    public var heldMilliseconds: Int
+    public var time: String
+
+    public init(
+        seq: UInt64, direction: Direction?, key: String, device: String, path: String, cause: ReleaseCause, heldMilliseconds: Int,
+        time: String
+    ) {
+        self.seq = seq
+        self.direction = direction
+        self.key = key
+        self.source = .input
+        self.device = device
+        self.path = path
+        self.cause = cause
+        self.heldMilliseconds = heldMilliseconds
+        self.time = time
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, seq, direction, key, source, device, path, cause, time
+        case heldMilliseconds = "held_ms"
     }
 }
 
@@ -134,21 +229,35 @@ public struct PressMessage: Hashable, Sendable, Codable {
 public struct GestureMessage: Hashable, Sendable, Codable {
     public var type = "gesture"
     public var gesture: GestureKind
-    public var direction: Direction
+    public var direction: Direction?
+    public var key: String?
     /// The seq of the press that completed the gesture.
     public var seq: UInt64
     /// How many key steps the gesture spans so far.
     public var presses: Int
+    public var source: Source
     public var sink: String?
+    public var device: String?
+    public var path: String?
+    /// Why a device's hold ended: its release's cause.
+    public var cause: ReleaseCause?
     /// When the guard told it: ISO 8601, UTC, milliseconds.
     public var time: String
 
-    public init(gesture: GestureKind, direction: Direction, seq: UInt64, presses: Int, sink: String?, time: String) {
+    public init(
+        gesture: GestureKind, direction: Direction?, key: String? = nil, seq: UInt64, presses: Int, source: Source = .sink,
+        sink: String?, device: String? = nil, path: String? = nil, cause: ReleaseCause? = nil, time: String
+    ) {
         self.gesture = gesture
         self.direction = direction
+        self.key = key
         self.seq = seq
         self.presses = presses
+        self.source = source
         self.sink = sink
+        self.device = device
+        self.path = path
+        self.cause = cause
         self.time = time
     }
 }

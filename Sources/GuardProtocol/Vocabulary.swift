@@ -34,3 +34,37 @@ public enum GestureKind: String, Hashable, Sendable, Codable {
     /// Two separate presses of one direction within the double-press window.
     case double
 }
+
+/// Where a press came from.
+public enum Source: String, Hashable, Sendable, Codable {
+    /// A change of the guarded sink's volume or mute, whatever key or program made it.
+    case sink
+    /// A key of an input device the daemon grabbed.
+    case input
+}
+
+/// Why a device's key is no longer down.
+public enum ReleaseCause: String, Hashable, Sendable, Codable {
+    /// The key came up.
+    case keyUp = "key-up"
+    /// The device went away (unplugged, out of range, asleep) while the key was down.
+    case deviceGone = "device-gone"
+    /// The daemon was paused and let the device go while the key was down.
+    case paused
+    /// The daemon stopped while the key was down.
+    case stopped
+}
+
+/// What the daemon does with an input device it was told to take keys from, as status replies report it.
+public enum DeviceState: String, Hashable, Sendable, Codable {
+    /// Held exclusively: its keys reach the daemon alone.
+    case grabbed
+    /// Open, and grabbed as soon as no key on it is down (a key held now would stay down for others).
+    case waiting
+    /// It cannot be opened or grabbed now; the daemon retries, and `error` and `fix` say why.
+    case refused
+    /// No device matches now; it is taken when one appears.
+    case absent
+    /// Left to the desktop while the daemon is paused.
+    case paused
+}

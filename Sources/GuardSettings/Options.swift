@@ -1,3 +1,4 @@
+import GuardProtocol
 import Logging
 import VolumeGuardCore
 
@@ -33,6 +34,14 @@ public struct Options: Hashable, Sendable, Codable {
     public var http: String?
     /// The web pages (`WebOrigin`) the HTTP listener serves, and lets pause and resume.
     public var httpOrigins: [String]?
+    /// Where presses come from: the sink, input devices, or both.
+    public var source: SourceSelection?
+    /// The input devices to take keys from (`DeviceMatch`, as written).
+    public var devices: [String]?
+    /// Keys besides the volume keys that are presses when a device sends them (`KEY_ENTER`).
+    public var keys: [String]?
+    /// How long, in milliseconds, a device's key stays down before it is a hold.
+    public var holdDelay: Int?
     /// Commands to run on presses; only the config file has them.
     public var actions: [Action]?
 
@@ -40,7 +49,8 @@ public struct Options: Hashable, Sendable, Codable {
         sink: String? = nil, guardMute: Bool? = nil, step: Double? = nil, clampMargin: Double? = nil,
         history: Int? = nil, socket: String? = nil, server: String? = nil, logLevel: Logger.Level? = nil,
         mode: GuardMode? = nil, repeatPeriod: Int? = nil, repeatDelay: Int? = nil, doubleWindow: Int? = nil,
-        http: String? = nil, httpOrigins: [String]? = nil, actions: [Action]? = nil
+        http: String? = nil, httpOrigins: [String]? = nil, source: SourceSelection? = nil, devices: [String]? = nil,
+        keys: [String]? = nil, holdDelay: Int? = nil, actions: [Action]? = nil
     ) {
         self.sink = sink
         self.guardMute = guardMute
@@ -56,6 +66,10 @@ public struct Options: Hashable, Sendable, Codable {
         self.doubleWindow = doubleWindow
         self.http = http
         self.httpOrigins = httpOrigins
+        self.source = source
+        self.devices = devices
+        self.keys = keys
+        self.holdDelay = holdDelay
         self.actions = actions
     }
 
@@ -75,6 +89,10 @@ public struct Options: Hashable, Sendable, Codable {
         .whole("double-window", \.doubleWindow, unit: "milliseconds", check: problem(milliseconds:)),
         .text("http", \.http, "an address", check: ListenAddress.problem),
         .list("http-origins", \.httpOrigins, "a list of origins", check: problem(origins:)),
+        .choice("source", \.source),
+        .list("devices", \.devices, "a list of devices", check: problem(devices:)),
+        .list("keys", \.keys, "a list of key names", check: problem(keys:)),
+        .whole("hold-delay", \.holdDelay, unit: "milliseconds", check: problem(milliseconds:)),
     ]
 
     /// These options, with every one that `winner` sets taken from it instead.
@@ -120,6 +138,16 @@ public struct Options: Hashable, Sendable, Codable {
     /// What is wrong with a list of web page origins, or nil.
     static func problem(origins: [String]) -> String? {
         origins.lazy.compactMap(WebOrigin.problem).first
+    }
+
+    /// What is wrong with a list of input devices, or nil.
+    static func problem(devices: [String]) -> String? {
+        devices.lazy.compactMap(DeviceMatch.problem).first
+    }
+
+    /// What is wrong with a list of key names, or nil: each must be a key the kernel has.
+    static func problem(keys: [String]) -> String? {
+        keys.first { KeyNames.code($0) == nil }.map { "\"\($0)\" is not a key the kernel knows (KEY_ENTER, KEY_PAGEUP, BTN_LEFT, …)" }
     }
 
     /// What is wrong with a sink name, path or address, or nil.

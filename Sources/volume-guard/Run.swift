@@ -76,6 +76,26 @@ struct Run: AsyncParsableCommand {
             "A web page origin that the HTTP listener serves and lets pause and resume, e.g. http://127.0.0.1:8000; repeat for more.", valueName: "origin"))
     var httpOrigins: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Where presses come from: sink (the default: the default sink's volume changes), input (the devices named with --device; no audio server needed) or both.",
+            valueName: "source"))
+    var source: SourceSelection?
+
+    @Option(
+        help: ArgumentHelp(
+            "An input device to grab and take keys from: its name (as `volume-guard devices` shows it; a remote's parts too), vendor:product (2717:0040) or a path (/dev/input/by-id/…); repeat for more.",
+            valueName: "device"))
+    var device: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "A key besides volume up, down and mute that is a press when a device sends it, e.g. KEY_ENTER; repeat for more.", valueName: "key"))
+    var key: [String] = []
+
+    @Option(help: ArgumentHelp("Gestures: how long a device's key stays down before it is a hold (default 500).", valueName: "ms"))
+    var holdDelay: Int?
+
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")
     var logLevel: Logger.Level?
 
@@ -94,7 +114,8 @@ struct Run: AsyncParsableCommand {
         Options(
             sink: sink, guardMute: guardMute, step: step, clampMargin: clampMargin, history: history, socket: socket.given,
             server: server, logLevel: logLevel, mode: mode, repeatPeriod: repeatPeriod, repeatDelay: repeatDelay,
-            doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins
+            doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins, source: source,
+            devices: device.isEmpty ? nil : device, keys: key.isEmpty ? nil : key, holdDelay: holdDelay
         )
     }
 
@@ -117,3 +138,4 @@ struct Run: AsyncParsableCommand {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension GuardMode: ExpressibleByArgument {}
+extension SourceSelection: ExpressibleByArgument {}
