@@ -304,14 +304,16 @@ class Reader:
         self._pending = self._pending[whole:]
         return events
 
-    def wait(self, count: int, timeout: float) -> list[KeyEvent]:
-        """Key events until there are `count` of them or `timeout` seconds passed."""
-        events = self.pending()
+    def wait(self, count: int, timeout: float, *, repeats: bool = True) -> list[KeyEvent]:
+        """Key events until there are `count` of them or `timeout` seconds passed; without the kernel's
+        auto-repeats (value 2) unless `repeats`, as a key held long enough has them."""
+        events: list[KeyEvent] = []
         deadline = time.monotonic() + timeout
-        while len(events) < count and (left := deadline - time.monotonic()) > 0:
+        while True:
+            events += [event for event in self.pending() if repeats or event.value != 2]
+            if len(events) >= count or (left := deadline - time.monotonic()) <= 0:
+                return events
             select.select([self._fd], [], [], left)
-            events += self.pending()
-        return events
 
     def grab(self) -> None:
         """Takes the device for this reader alone (EVIOCGRAB), as the daemon does."""

@@ -22,11 +22,13 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, Daemon, Message, Subscriber, Timeout, executable
 from remote import BUS_BLUETOOTH, Device, Reader, Remote
+from volume_guard import Client  # the checkout's, which harness puts on sys.path
 
 SHUTTER = "AB Shutter3"
 PRESENTER_IDS = "1d57:ad03"
@@ -152,9 +154,9 @@ def rig(checks: Checks, binary: Path) -> None:
         consumer = shutter.consumer
         with Reader(consumer.node) as first, Reader(consumer.node) as second:
             consumer.down("KEY_VOLUMEUP")
-            got = first.wait(2, WAIT)
+            got = first.wait(2, WAIT)  # the down and the first repeat
             consumer.up("KEY_VOLUMEUP")
-            got += first.wait(1, WAIT)
+            got += first.wait(1, WAIT, repeats=False)  # the up, after any further repeats
             values = [event.value for event in got if event.key == "KEY_VOLUMEUP"]
             checks.check("a reader gets down, the kernel's repeats, up", values[:2] == [1, 2] and values[-1] == 0, got)
             second.pending()
@@ -211,6 +213,7 @@ class InputDaemonScenarios:
                 self.no_audio_server,
                 self.found_at_start,
                 self.grabbed_presses,
+                self.python_client,
                 self.unconfigured_device,
                 self.near_names,
                 self.hold,
@@ -305,6 +308,23 @@ class InputDaemonScenarios:
             self.checks.check("the grab is held", consumer_reader.grab_is_held() and keyboard_reader.grab_is_held())
         entry = self.daemon.wait_device("the keyboard's last key", entry_of(self.shutter.keyboard))
         self.checks.equal("status: last key", entry.get("last_key"), "KEY_ENTER")
+
+    def python_client(self) -> None:
+        """The checkout's Python client, as booth software drives the daemon: status, and a device's press
+        through `presses()`, replayed after the seq status gave (so that it cannot come too early)."""
+        client = Client(self.daemon.socket, timeout=WAIT)
+        status = client.status()
+        self.checks.equal("status: source", status.get("source"), "input")
+        self.shutter.keyboard.press("KEY_ENTER")
+        presses = client.presses(since=status["last_seq"])
+        received: list[Message] = []
+        reader = threading.Thread(target=lambda: received.append(dict(next(presses))), daemon=True)
+        reader.start()
+        reader.join(WAIT)
+        presses.close()
+        expected = {"type": "press", "key": "KEY_ENTER", "source": "input", "device": self.shutter.keyboard.name}
+        got = [{key: press.get(key) for key in expected} for press in received]
+        self.checks.equal("presses() yields a device's press", got, [expected])
 
     def unconfigured_device(self) -> None:
         left_alone(self.checks, self.daemon, self.subscriber, self.other, self.shutter.consumer)
@@ -419,7 +439,7 @@ class InputDaemonScenarios:
             # Let go: the key's up and a new tap reach self.other readers now.
             self.shutter.consumer.up("KEY_VOLUMEDOWN")
             self.shutter.consumer.press("KEY_VOLUMEUP")
-            got = [(event.key, event.value) for event in reader.wait(3, WAIT)]
+            got = [(event.key, event.value) for event in reader.wait(3, WAIT, repeats=False)]
             self.checks.equal("a second reader gets the keys", got, [("KEY_VOLUMEDOWN", 0), ("KEY_VOLUMEUP", 1), ("KEY_VOLUMEUP", 0)])
             self.checks.equal("resume", self.daemon.request({"cmd": "resume"}).get("type"), "resumed")
             self.daemon.wait_device("grabbed again", entry_of(self.shutter.consumer, "grabbed"))
@@ -437,7 +457,7 @@ class InputDaemonScenarios:
         self.checks.check("the connection ends", self.subscriber.wait_end())
         with Reader(self.shutter.consumer.node) as reader:
             self.shutter.consumer.up("KEY_VOLUMEUP")
-            self.checks.equal("the device is let go", [(e.key, e.value) for e in reader.wait(1, WAIT)], [("KEY_VOLUMEUP", 0)])
+            self.checks.equal("the device is let go", [(e.key, e.value) for e in reader.wait(1, WAIT, repeats=False)], [("KEY_VOLUMEUP", 0)])
 
 
 def check_devices_command(
