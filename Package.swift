@@ -47,6 +47,15 @@ let package = Package(
         ),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
+        // The evdev ioctls, whose request numbers are macros that do not import into Swift.
+        .target(name: "CEvdev"),
+        // Input devices: found in sysfs, opened, grabbed and read; the directory watch that says when
+        // they come and go; the udev rule that lets the user read them. A thin shell over the kernel's
+        // interfaces, with its parsing pure.
+        .target(
+            name: "InputDevices",
+            dependencies: ["CEvdev", "VolumeGuardCore", .product(name: "SystemPackage", package: "swift-system")]
+        ),
         // The daemon: the actor that owns core, bridge and subscribers, the control socket, actions,
         // logging, reloads and what a service needs. No config parser: `run` hands it a way to reload.
         .target(
@@ -99,7 +108,9 @@ let package = Package(
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",
+                "InputDevices",
                 "VolumeGuardClient",
+                "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -134,6 +145,11 @@ let package = Package(
         .testTarget(
             name: "GuardProtocolTests",
             dependencies: ["GuardProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        // The input devices' parsing against fake sysfs and /dev trees, and the texts for the user.
+        .testTarget(
+            name: "InputDevicesTests",
+            dependencies: ["InputDevices", "VolumeGuardCore", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // The daemon's parts that need no audio server: config file, actions, log format, crash record.
         .testTarget(

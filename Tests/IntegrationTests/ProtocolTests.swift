@@ -157,7 +157,7 @@ private func nextReply(_ session: GuardSession) async throws -> (type: String, i
         case .subscribed(let subscribed): return (subscribed.type, subscribed.id)
         case .ack(let ack): return (ack.type, ack.id)
         case .error(let error): return (error.type, error.id)
-        case .press, .gesture, .state: continue
+        case .press, .release, .gesture, .state: continue
         }
     }
     throw TestFailure("the connection ended")

@@ -1,0 +1,102 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import GuardProtocol
+import GuardSettings
+import InputDevices
+import VolumeGuardClient
+import VolumeGuardCore
+
+/// `volume-guard devices`: the input devices with keys, as evtest lists them, with what a user setting
+/// up a remote needs to know: can this user read it, has the daemon grabbed it, does the configuration
+/// take it. `--udev-rule` prints the rule that lets the user read the configured ones.
+public struct Devices: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        abstract: "List the input devices with keys: whether this user can read them, the daemon grabbed them, the configuration takes them.",
+        discussion: """
+            The devices come from sysfs (/sys/class/input), which anyone can read; none is opened. \
+            The configuration is the config file's `devices` and `keys`, or --device and --key as `run` takes them.
+            --udev-rule prints a udev rule that lets the user logged in at the machine read exactly the configured devices \
+            (keyboards are root's: a program that can read one can log every key), and says where it goes and how to apply it.
+            """
+    )
+
+    @OptionGroup var socket: SocketOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "A device as `run --device` takes it, in place of the config file's `devices`: a name, vendor:product or a path; repeat for more.",
+            valueName: "device"))
+    var device: [String] = []
+
+    @Option(help: ArgumentHelp("A key as `run --key` takes it, in place of the config file's `keys`; repeat for more.", valueName: "key"))
+    var key: [String] = []
+
+    @Flag(help: "Print a udev rule for the configured devices instead (it names the file it goes in).")
+    var udevRule = false
+
+    @Flag(help: "Print the devices as a JSON array.")
+    var json = false
+
+    public func validate() throws {
+        // The settings are `devices` and `keys`; the flags, one device or key each, `--device` and `--key`.
+        if let (key, problem) = flags.problems.first { throw ValidationError("--\(key.dropLast()) \(problem)") }
+        if udevRule && json { throw ValidationError("--udev-rule prints a rule file, not JSON") }
+    }
+
+    private var flags: Options {
+        Options(devices: device.isEmpty ? nil : device, keys: key.isEmpty ? nil : key)
+    }
+
+    public func run() async throws {
+        let options = try socket.configFile.options().overridden(by: flags)
+        let matches = (options.devices ?? []).compactMap(DeviceMatch.init)
+        let devices = InputDirectory.scan()
+        if udevRule {
+            guard !matches.isEmpty else {
+                printError("volume-guard: no devices are configured: name them with --device, or with `devices` in the config file")
+                throw ExitCode(2)
+            }
+            print(UdevRule.text(for: matches, devices: devices), terminator: "")
+            return
+        }
+        let socketPath = try socket.path
+        let daemon = await Self.daemonDevices(at: socketPath)
+        let volumeKeys = Direction.allCases.map(\.key)
+        let keysOfInterest = volumeKeys + (options.keys ?? []).compactMap(KeyNames.code).filter { !volumeKeys.contains($0) }
+        let listings = devices.map { device in
+            DeviceListing(
+                device, readable: access(device.node, R_OK) == 0, matches: matches, keysOfInterest: keysOfInterest, daemon: daemon)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
+            return
+        }
+        var lines = listings.isEmpty ? [Self.noDevices] : listings.flatMap(\.text)
+        let absent = matches.filter { match in !devices.contains(where: match.matches) }
+        if !absent.isEmpty {
+            lines.append("configured, not present: " + absent.map(\.description).joined(separator: ", "))
+        }
+        if daemon == nil && !listings.isEmpty {
+            lines.append("no daemon answers at \(socketPath): whether a device is grabbed is not known")
+        }
+        print(lines.joined(separator: "\n"))
+    }
+
+    /// What to say when there is no device with keys.
+    private static var noDevices: String {
+        access("/dev/input", F_OK) == 0
+            ? "no input device with keys"
+            : "no input devices: /dev/input does not exist (a Bluetooth remote's devices appear when it connects)"
+    }
+
+    /// The devices the running daemon reports (none with the `sink` source); nil when no daemon answers.
+    private static func daemonDevices(at path: String) async -> [DeviceMessage]? {
+        guard case .status(let status) = try? await GuardClient(socketPath: path).request(Request(.status)) else { return nil }
+        return status.devices ?? []
+    }
+}
