@@ -111,12 +111,23 @@ def left_alone(checks: Checks, daemon: Daemon, subscriber: Subscriber, device: D
     checks.equal(f"{prefix}not in status", listed, [])
 
 
-def udev_rule_matches(rule_text: str, device: Device) -> bool:
-    """Whether a rule file gives `device`'s node away: any of its rule lines whose match keys all hold.
+RULE_KEY = re.compile(r'\s*([A-Za-z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|-=|:=|=)\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)')
+
+
+def udev_glob(pattern: str) -> str:
+    """A udev match value as an fnmatch pattern: udev escapes a glob character with a backslash, fnmatch
+    with brackets."""
+    return re.sub(r"\\(.)", lambda escaped: "[" + escaped.group(1) + "]", pattern)
+
+
+def udev_rule_gives(rule_text: str, device: Device) -> bool:
+    """Whether a rule file gives `device`'s node to the logged-in user: a rule line that tags it `uaccess`
+    and whose match keys all hold.
 
     Evaluates what such a rule matches on, as udev does for an input event node: SUBSYSTEM, KERNEL and the
     parent input device's ATTRS{name}, ATTRS{id/vendor} and ATTRS{id/product}, with shell patterns and
-    `|` alternatives. A match key of another kind is an error: the check could not judge the rule.
+    `|` alternatives. A key of another kind, or a line this cannot read, is an error: the check could not
+    judge the rule.
     """
     values = {
         "SUBSYSTEM": "input",
@@ -130,15 +141,21 @@ def udev_rule_matches(rule_text: str, device: Device) -> bool:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        holds = True
-        for key, operator, pattern in re.findall(r'([A-Za-z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|=|:=)\s*"([^"]*)"', line):
+        holds, tags, position = True, False, 0
+        while position < len(line):
+            token = RULE_KEY.match(line, position)
+            if token is None:
+                raise ValueError(f"cannot read the rule line at column {position}: {line}")
+            position = token.end()
+            key, operator, pattern = token.groups()
             if operator not in ("==", "!="):
-                continue  # an assignment, such as TAG+="uaccess"
+                tags |= (key, operator, pattern) == ("TAG", "+=", "uaccess")
+                continue
             if key not in values:
                 raise ValueError(f"cannot judge the match key {key} in: {line}")
-            matched = any(fnmatch.fnmatchcase(values[key], alternative) for alternative in pattern.split("|"))
+            matched = any(fnmatch.fnmatchcase(values[key], udev_glob(alternative)) for alternative in pattern.split("|"))
             holds &= matched if operator == "==" else not matched
-        if holds:
+        if holds and tags:
             return True
     return False
 
@@ -397,6 +414,11 @@ class InputDaemonScenarios:
         self.checks.check("refused: error", bool(refused.get("error")), refused)
         self.checks.check("refused: fix", bool(refused.get("fix")), refused)
         self.checks.check("the log names the device", SLOW in self.daemon.log(), self.daemon.log_tail())
+        listing = self.user.run([str(self.binary), "devices", "--json"])
+        entry = {e.get("node"): e for e in json.loads(listing.stdout)}.get(self.slow.node, {})
+        shown = {key: entry.get(key) for key in ("readable", "grabbed", "state")}
+        self.checks.equal("devices: not readable, refused", shown, {"readable": False, "grabbed": False, "state": "refused"})
+        self.checks.check("devices: the fix", bool(entry.get("fix")), entry)
         self.slow.give_to(self.user.uid, self.user.gid)
         self.daemon.wait_device("the slow remote grabbed without a restart", entry_of(self.slow, "grabbed"))
         press, _ = tap(self.subscriber, self.slow, "KEY_VOLUMEDOWN")
@@ -471,20 +493,19 @@ def check_devices_command(
 
     listing = user.run([str(binary), "devices", "--json"])
     checks.equal("--json: exit status", listing.returncode, 0)
-    document = json.loads(listing.stdout)
-    entries = document.get("devices", []) if isinstance(document, dict) else document
-    by_path = {entry.get("path"): entry for entry in entries}
+    entries = json.loads(listing.stdout)
+    by_node = {entry.get("node"): entry for entry in entries}
     for device in [*configured, *others]:
-        entry = by_path.get(device.node, {})
+        entry = by_node.get(device.node, {})
         checks.equal(f"--json: {device.name}", (entry.get("name"), entry.get("ids")), (device.name, device.ids))
         checks.equal(f"--json: {device.name} readable", entry.get("readable"), True)
         checks.equal(f"--json: {device.name} grabbed", entry.get("grabbed"), device in configured)
-        checks.equal(f"--json: {device.name} configured", bool(entry.get("match")), device in configured)
+        checks.equal(f"--json: {device.name} configured", bool(entry.get("matches")), device in configured)
     # The guest's own keyboard (i8042) is root's: this user cannot read it.
-    keyboard = [entry for entry in entries if entry.get("name") == "AT Translated Set 2 keyboard"]
-    checks.equal("--json: a node this user cannot read", [entry.get("readable") for entry in keyboard], [False])
-    entry = by_path.get(linked.node, {})
-    checks.check("--json: stable paths", linked.links[0] in entry.get("stable_paths", []), entry)
+    keyboard = [entry.get("readable") for entry in entries if entry.get("name") == "AT Translated Set 2 keyboard"]
+    checks.equal("--json: a node this user cannot read", keyboard, [False])
+    entry = by_node.get(linked.node, {})
+    checks.equal("--json: stable paths", entry.get("stable_paths"), linked.links)
 
     rule = user.run([str(binary), "devices", "--udev-rule"])
     checks.equal("--udev-rule: exit status", rule.returncode, 0)
@@ -492,11 +513,10 @@ def check_devices_command(
     checks.check("--udev-rule: uaccess", 'TAG+="uaccess"' in rule.stdout, rule.stdout)
     checks.check("--udev-rule: where it goes", re.search(r"/etc/udev/rules\.d/([0-6][0-9]|7[0-2])-", text) is not None, text)
     checks.check("--udev-rule: how to apply it", "udevadm control --reload" in text and "udevadm trigger" in text, text)
-    rules = "\n".join(line for line in rule.stdout.splitlines() if "uaccess" in line)
     for device in configured:
-        checks.check(f"--udev-rule: gives {device.name}", udev_rule_matches(rules, device), rules)
+        checks.check(f"--udev-rule: gives {device.name}", udev_rule_gives(rule.stdout, device), rule.stdout)
     for device in others:
-        checks.check(f"--udev-rule: not {device.name}", not udev_rule_matches(rules, device), rules)
+        checks.check(f"--udev-rule: not {device.name}", not udev_rule_gives(rule.stdout, device), rule.stdout)
 
 
 def both_daemon(checks: Checks, binary: Path) -> None:
