@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "CPeerCredentials",
                 "GuardSettings",
+                "InputDevices",
                 "VolumeGuardCore",
                 "GuardProtocol",
                 "PulseBridge",

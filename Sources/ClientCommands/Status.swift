@@ -38,11 +38,19 @@ struct StatusReport {
             return "\(twoDecimals(level.percent)) % (raw \(level.raw.map(String.init).joined(separator: "/")))"
         }
         let presses = status.presses
-        var lines = [
-            "state       \(status.state.rawValue)",
-            "sink        \(status.sink ?? "-")",
-            "held        \(level(status.held))",
-            "original    \(level(status.original))\(status.muted == true ? ", muted" : "")",
+        var lines = ["state       \(status.state.rawValue)"]
+        if status.source != "sink" { lines.append("source      \(status.source)") }
+        if status.source != "input" {
+            lines += [
+                "sink        \(status.sink ?? "-")",
+                "held        \(level(status.held))",
+                "original    \(level(status.original))\(status.muted == true ? ", muted" : "")",
+            ]
+        }
+        for device in status.devices ?? [] {
+            lines.append("device      \(Self.describe(device))")
+        }
+        lines += [
             "presses     up \(presses.up), down \(presses.down), mute \(presses.mute) (last seq \(status.lastSeq))",
             "subscribers \(status.subscribers)",
         ]
@@ -53,6 +61,16 @@ struct StatusReport {
         let uptime = Int(status.uptimeSeconds)
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
         text = lines.joined(separator: "\n")
+    }
+
+    /// One input device: what it is, what the daemon does with it, and why not when it cannot.
+    static func describe(_ device: DeviceMessage) -> String {
+        guard let name = device.name, let path = device.path else { return "\(device.match): \(device.state.rawValue) (no such device now)" }
+        var text = "\(name) (\(path)\(device.ids.map { ", \($0)" } ?? "")): \(device.state.rawValue)"
+        if let error = device.error { text += ": \(error)" }
+        if let key = device.lastKey { text += ", last key \(key)" }
+        if let fix = device.fix { text += "\n            \(fix)" }
+        return text
     }
 }
 

@@ -55,7 +55,7 @@ public struct ConfigFile: Sendable {
 
     /// The keys of a file's top level: every setting's, and `action`.
     static let keys = Options.settings.map(\.key) + ["action"]
-    static let actionKeys = ["name", "on", "run", "shell", "timeout"]
+    static let actionKeys = ["name", "on", "source", "device", "run", "shell", "timeout"]
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
@@ -111,14 +111,18 @@ public struct ConfigFile: Sendable {
         let timeout =
             try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
             .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
-        let directions = try entries.directions()
+        let (directions, keys) = try entries.presses()
+        let source = try entries.value(
+            "source", as: \.string, "\"sink\" or \"input\"", check: { Source(rawValue: $0) == nil ? "must be \"sink\" or \"input\"" : nil }
+        ).flatMap(Source.init)
+        let device = try entries.value("device", as: \.string, "a device name", check: Options.problem(text:))
         let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
         guard entries.table.contains(key: "run") else {
             throw entries.error(nil, "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]")
         }
         if shell {
             let script = try entries.value("run", as: \.string, "a shell command line (with shell = true)", check: Options.problem(text:))!
-            return Action(name: name, shell: script, on: directions, timeout: timeout)
+            return Action(name: name, shell: script, on: directions, keys: keys, source: source, device: device, timeout: timeout)
         }
         let words = entries.table["run"]?.array?.map(\.string) ?? []
         let command = words.compactMap { $0 }
@@ -126,7 +130,7 @@ public struct ConfigFile: Sendable {
             throw entries.error(
                 "run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
         }
-        return Action(name: name, command: command, on: directions, timeout: timeout)
+        return Action(name: name, command: command, on: directions, keys: keys, source: source, device: device, timeout: timeout)
     }
 }
 
@@ -161,15 +165,16 @@ private struct Entries {
         return value
     }
 
-    /// `on`: a direction or a list of them; every direction when absent.
-    func directions() throws(ConfigError) -> Set<Direction> {
-        guard let raw = table["on"] else { return Set(Direction.allCases) }
+    /// `on`: a direction or a device's key (`KEY_ENTER`), or a list of them; every press when absent.
+    func presses() throws(ConfigError) -> (directions: Set<Direction>, keys: Set<UInt16>?) {
+        guard let raw = table["on"] else { return (Set(Direction.allCases), nil) }
         let names = raw.string.map { [$0] } ?? raw.array?.map(\.string) ?? []
         let directions = names.compactMap { $0.flatMap(Direction.init(rawValue:)) }
-        guard !names.isEmpty, directions.count == names.count else {
-            throw error("on", "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]")
+        let keys = names.compactMap { $0.flatMap(KeyNames.code) }
+        guard !names.isEmpty, directions.count + keys.count == names.count else {
+            throw error("on", "must be \"up\", \"down\", \"mute\", a key such as \"KEY_ENTER\", or a list of them, e.g. [\"up\", \"down\"]")
         }
-        return Set(directions)
+        return (Set(directions), Set(keys))
     }
 }
 

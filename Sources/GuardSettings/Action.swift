@@ -11,8 +11,13 @@ public struct Action: Hashable, Sendable, Codable {
     public var name: String
     /// The program and its arguments.
     public var command: [String]
-    /// The presses it runs on.
+    /// The presses it runs on: of these volume keys (from either source), these other keys of a device
+    /// (nil: any), from this source only (nil: either), from this device only (a name, matched as
+    /// `DeviceMatch` matches names; nil: any).
     public var directions: Set<Direction>
+    public var keys: Set<UInt16>?
+    public var source: Source?
+    public var device: String?
     /// How long it may run before its whole process group is killed.
     public var timeout: Duration
 
@@ -24,26 +29,54 @@ public struct Action: Hashable, Sendable, Codable {
         (0.1...3600).contains(seconds) ? nil : "must be between 0.1 and 3600 (seconds)"
     }
 
-    public init(name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), timeout: Duration = Self.defaultTimeout) {
+    public init(
+        name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
+        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout
+    ) {
         precondition(!command.isEmpty, "an action runs a program")
         self.name = name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
         self.command = command
         self.directions = directions
+        self.keys = keys
+        self.source = source
+        self.device = device
         self.timeout = timeout
     }
 
     /// An action that runs `script` with `/bin/sh -c`.
-    public init(name: String? = nil, shell script: String, on directions: Set<Direction> = Set(Direction.allCases), timeout: Duration = Self.defaultTimeout) {
-        self.init(name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, timeout: timeout)
+    public init(
+        name: String? = nil, shell script: String, on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
+        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout
+    ) {
+        self.init(
+            name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, keys: keys, source: source, device: device, timeout: timeout)
     }
 
-    /// The press, as the variables the command finds in its environment.
+    /// Whether `press` runs it.
+    public func runs(on press: Press) -> Bool {
+        if let source, press.origin.source != source { return false }
+        if let device {
+            guard case .device(let ref) = press.origin, DeviceMatch.name(device).matches(name: ref.name) else { return false }
+        }
+        if let direction = press.direction { return directions.contains(direction) }
+        return press.key.map { keys?.contains($0) ?? true } ?? false
+    }
+
+    /// The press, as the variables the command finds in its environment: those that apply to it.
     public static func environment(for press: Press) -> [String: String] {
-        [
+        var variables = [
             "VOLUME_GUARD_SEQ": String(press.seq),
-            "VOLUME_GUARD_DIRECTION": press.direction.rawValue,
             "VOLUME_GUARD_COUNT": String(press.count),
-            "VOLUME_GUARD_SINK": press.sink,
+            "VOLUME_GUARD_SOURCE": press.origin.source.rawValue,
         ]
+        variables["VOLUME_GUARD_DIRECTION"] = press.direction?.rawValue
+        variables["VOLUME_GUARD_KEY"] = press.key.map(KeyNames.name)
+        switch press.origin {
+        case .sink(let sink): variables["VOLUME_GUARD_SINK"] = sink
+        case .device(let device):
+            variables["VOLUME_GUARD_DEVICE"] = device.name
+            variables["VOLUME_GUARD_DEVICE_PATH"] = device.node
+        }
+        return variables
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import GuardProtocol
 import Logging
 import VolumeGuardCore
 
@@ -10,6 +11,11 @@ public struct DaemonConfiguration: Hashable, Sendable {
     /// session's `$XDG_RUNTIME_DIR/pulse/native`).
     public var server: String?
     public var core: GuardCore.Configuration
+    /// Where presses come from, and the devices and keys the input source takes.
+    public var source: SourceSelection
+    public var input: InputSource.Configuration
+    /// When presses make gestures, from either source.
+    public var gestures: GestureDetector.Thresholds
     /// How many of the latest presses are kept for subscribers that resume with `since`.
     public var historyCapacity: Int
     public var mode: GuardMode
@@ -19,13 +25,17 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var http: HTTPSettings?
 
     public init(
-        socketPath: String, server: String? = nil, core: GuardCore.Configuration = .init(),
-        historyCapacity: Int = Self.defaultHistoryCapacity, mode: GuardMode = .always, actions: [Action] = [],
+        socketPath: String, server: String? = nil, core: GuardCore.Configuration = .init(), source: SourceSelection = .sink,
+        input: InputSource.Configuration = .init(), gestures: GestureDetector.Thresholds = .init(), historyCapacity: Int = Self.defaultHistoryCapacity,
+        mode: GuardMode = .always, actions: [Action] = [],
         logLevel: Logger.Level = .info, http: HTTPSettings? = nil
     ) {
         self.socketPath = socketPath
         self.server = server
         self.core = core
+        self.source = source
+        self.input = input
+        self.gestures = gestures
         self.historyCapacity = historyCapacity
         self.mode = mode
         self.actions = actions
@@ -44,9 +54,13 @@ public struct DaemonConfiguration: Hashable, Sendable {
                 selection: sink.map(SinkSelection.matching) ?? .defaultSink,
                 keyStep: options.step.map(Options.raw(percent:)),
                 guardsMute: options.guardMute ?? true,
-                clampMargin: options.clampMargin.map(Options.raw(percent:)) ?? HeldLevel.defaultMargin,
-                gestures: Self.gestures(options)
+                clampMargin: options.clampMargin.map(Options.raw(percent:)) ?? HeldLevel.defaultMargin
             ),
+            source: options.source ?? .sink,
+            input: InputSource.Configuration(
+                matches: (options.devices ?? []).compactMap(DeviceMatch.init), keys: Set((options.keys ?? []).compactMap(KeyNames.code))
+            ),
+            gestures: Self.gestures(options),
             historyCapacity: options.history ?? Self.defaultHistoryCapacity,
             mode: options.mode ?? .always,
             actions: options.actions ?? [],
@@ -63,7 +77,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
         return GestureDetector.Thresholds(
             repeatPeriod: options.repeatPeriod.map { .milliseconds($0) } ?? defaults.repeatPeriod,
             repeatDelay: options.repeatDelay.map { .milliseconds($0) } ?? defaults.repeatDelay,
-            doubleWindow: options.doubleWindow.map { .milliseconds($0) } ?? defaults.doubleWindow
+            doubleWindow: options.doubleWindow.map { .milliseconds($0) } ?? defaults.doubleWindow,
+            holdDelay: options.holdDelay.map { .milliseconds($0) } ?? defaults.holdDelay
         )
     }
 
@@ -78,6 +93,9 @@ public struct DaemonConfiguration: Hashable, Sendable {
         var changed: [String] = []
         if socketPath != other.socketPath { changed.append("socket") }
         if server != other.server { changed.append("server") }
+        if source != other.source { changed.append("source") }
+        if input.matches != other.input.matches { changed.append("devices") }
+        if input.keys != other.input.keys { changed.append("keys") }
         if historyCapacity != other.historyCapacity { changed.append("history") }
         if http?.address != other.http?.address { changed.append("http") }
         if http?.origins != other.http?.origins { changed.append("http-origins") }

@@ -50,13 +50,19 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     /// Whether `device` is this one, or a part of it.
     public func matches(_ device: InputDeviceInfo) -> Bool {
         switch self {
-        case .name(let name):
-            device.name == name || Self.partSuffixes.contains { device.name == "\(name) \($0)" }
+        case .name: matches(name: device.name)
         case .ids(let vendor, let product):
             device.vendor == vendor && device.product == product
         case .path(let path):
             device.node == path || device.stablePaths.contains(path)
         }
+    }
+
+    /// Whether a device called `name` is this one, or a part of it; false for ids and paths, which a
+    /// name alone cannot meet.
+    public func matches(name: String) -> Bool {
+        guard case .name(let wanted) = self else { return false }
+        return name == wanted || Self.partSuffixes.contains { name == "\(wanted) \($0)" }
     }
 
     public var description: String {

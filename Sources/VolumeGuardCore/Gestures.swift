@@ -3,21 +3,35 @@ import GuardProtocol
 /// A gesture made of presses: a key held down, or pressed twice quickly.
 public struct Gesture: Hashable, Sendable {
     public var kind: GestureKind
-    public var direction: Direction
+    /// The volume key; nil for another key of a device.
+    public var direction: Direction?
+    /// The device's key code; nil for presses seen on the sink.
+    public var key: UInt16?
     /// The seq of the press that completed the gesture.
     public var seq: UInt64
     /// How many key steps the gesture spans so far.
     public var presses: Int
+    public var origin: Origin
+    /// Why a device's hold ended: its key's release cause. Nil for the sink's gestures, which are guessed
+    /// from timing alone.
+    public var cause: ReleaseCause?
 
-    public init(kind: GestureKind, direction: Direction, seq: UInt64, presses: Int) {
+    public init(
+        kind: GestureKind, direction: Direction?, key: UInt16? = nil, seq: UInt64, presses: Int, origin: Origin,
+        cause: ReleaseCause? = nil
+    ) {
         self.kind = kind
         self.direction = direction
+        self.key = key
         self.seq = seq
         self.presses = presses
+        self.origin = origin
+        self.cause = cause
     }
 }
 
-/// Finds holds and double presses in the timing of presses alone.
+/// Finds holds and double presses of the sink's presses in their timing alone (a device's keys have real
+/// downs and ups: `HeldKeys` times those).
 ///
 /// A held key sends its first press, then after the repeat delay (kernel 250 ms, GNOME 500 ms, KDE
 /// 600 ms) repeats every period (33, 30, 40 ms). A hold starts at the second repeat, once an interval at
@@ -35,20 +49,24 @@ public struct GestureDetector: Hashable, Sendable {
         public var repeatDelay: Duration
         /// The longest interval between the two presses of a double press.
         public var doubleWindow: Duration
+        /// How long a device's key stays down before it is held.
+        public var holdDelay: Duration
 
         public init(
             repeatPeriod: Duration = .milliseconds(150), repeatDelay: Duration = .milliseconds(800),
-            doubleWindow: Duration = .milliseconds(400)
+            doubleWindow: Duration = .milliseconds(400), holdDelay: Duration = .milliseconds(500)
         ) {
             self.repeatPeriod = repeatPeriod
             self.repeatDelay = repeatDelay
             self.doubleWindow = doubleWindow
+            self.holdDelay = holdDelay
         }
     }
 
     /// A run of presses of one direction, each soon after the one before.
     private struct Run: Hashable, Sendable {
         var direction: Direction
+        var sink: String
         var first: Duration
         var last: Duration
         var lastSeq: UInt64
@@ -57,6 +75,10 @@ public struct GestureDetector: Hashable, Sendable {
         /// The shortest interval between the run's presses after its first (the repeat period).
         var period: Duration?
         var holding = false
+
+        func gesture(_ kind: GestureKind) -> Gesture {
+            Gesture(kind: kind, direction: direction, seq: lastSeq, presses: kind == .double ? 2 : presses, origin: .sink(sink))
+        }
     }
 
     let thresholds: Thresholds
@@ -66,26 +88,26 @@ public struct GestureDetector: Hashable, Sendable {
         self.thresholds = thresholds
     }
 
-    /// Takes a press seen at `now`; returns the gestures it completes (a hold ending on a change of
+    /// Takes a press of the sink named `sink`, seen at `now`; returns the gestures it completes (a hold ending on a change of
     /// direction, a hold starting) and, if the detector needs to look again later, when.
-    public mutating func press(_ press: Press, at now: Duration) -> (gestures: [Gesture], wakeUp: Duration?) {
-        guard press.direction != .mute else { return ([], nil) }
+    public mutating func press(_ direction: Direction, seq: UInt64, count: Int, sink: String, at now: Duration) -> (gestures: [Gesture], wakeUp: Duration?) {
+        guard direction != .mute else { return ([], nil) }
         var gestures: [Gesture] = []
-        if var current = run, current.direction == press.direction, now - current.last < window(after: current) {
+        if var current = run, current.direction == direction, current.sink == sink, now - current.last < window(after: current) {
             let interval = now - current.last
             if current.pressCount > 1 { current.period = min(current.period ?? interval, interval) }
             current.last = now
-            current.lastSeq = press.seq
-            current.presses += press.count
+            current.lastSeq = seq
+            current.presses += count
             current.pressCount += 1
             if !current.holding, let period = current.period, period <= thresholds.repeatPeriod {
                 current.holding = true
-                gestures.append(Gesture(kind: .holdStart, direction: current.direction, seq: press.seq, presses: current.presses))
+                gestures.append(current.gesture(.holdStart))
             }
             run = current
         } else {
             gestures += finish(at: now, force: true)
-            run = Run(direction: press.direction, first: now, last: now, lastSeq: press.seq, presses: press.count, pressCount: 1)
+            run = Run(direction: direction, sink: sink, first: now, last: now, lastSeq: seq, presses: count, pressCount: 1)
         }
         return (gestures, run.map { window(after: $0) })
     }
@@ -107,10 +129,10 @@ public struct GestureDetector: Hashable, Sendable {
         guard let current = run, force || now - current.last >= window(after: current) else { return [] }
         run = nil
         if current.holding {
-            return [Gesture(kind: .holdEnd, direction: current.direction, seq: current.lastSeq, presses: current.presses)]
+            return [current.gesture(.holdEnd)]
         }
         if current.pressCount == 2, current.last - current.first <= thresholds.doubleWindow {
-            return [Gesture(kind: .double, direction: current.direction, seq: current.lastSeq, presses: 2)]
+            return [current.gesture(.double)]
         }
         return []
     }

@@ -6,8 +6,8 @@ public enum GuardAction: Hashable, Sendable {
     case readDefaultSink
     /// Drop the server connection and make a new one (then `GuardEvent.connected` as usual).
     case reconnect
-    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer (gestures that complete in silence,
-    /// the end of a burst, asking again for a default sink). A shell may keep just one timer, for the
+    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer (the end of a burst, asking again
+    /// for a default sink). A shell may keep just one timer, for the
     /// earliest wake-up asked for: on every wake-up the core asks again for whatever is due later.
     case wakeUp(after: Duration)
     /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.
@@ -22,10 +22,11 @@ public enum GuardAction: Hashable, Sendable {
     /// before performing the actions that follow (the first write to a newly held sink comes after).
     /// Empty once every sink has been given back.
     case recordOriginals([String: SinkLevel])
-    /// Send a press to every subscriber.
-    case publish(Press)
-    /// Send a gesture (a hold, a double press) to the subscribers that want them.
-    case gesture(Gesture)
+    /// A press of `direction`, of `count` key steps, on the sink named `sink`: for the `PressPipeline`.
+    case pressed(Direction, count: Int, sink: String)
+    /// The sink's presses stopped for a reason other than their key (the connection was lost): tell the
+    /// `PressPipeline`, so that a hold guessed from them ends.
+    case pressesInterrupted
     /// The guard's state changed (for status and subscribers).
     case stateChanged(GuardState)
     /// Something worth a log line.

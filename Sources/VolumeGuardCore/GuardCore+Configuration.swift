@@ -14,15 +14,12 @@ extension GuardCore {
         public var guardsMute: Bool
         /// How far inside 0 and 100 % the held level is kept, in raw units (see `HeldLevel`).
         public var clampMargin: UInt32
-        public var gestures: GestureDetector.Thresholds
 
         public init(
             selection: SinkSelection = .defaultSink, keyStep: UInt32? = nil, echoTolerance: UInt32 = 8,
-            resetRetries: Int = 3, guardsMute: Bool = true, clampMargin: UInt32 = HeldLevel.defaultMargin,
-            gestures: GestureDetector.Thresholds = .init()
+            resetRetries: Int = 3, guardsMute: Bool = true, clampMargin: UInt32 = HeldLevel.defaultMargin
         ) {
             self.selection = selection
-            self.gestures = gestures
             self.keyStep = keyStep
             self.echoTolerance = echoTolerance
             self.resetRetries = resetRetries

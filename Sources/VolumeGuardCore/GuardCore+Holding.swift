@@ -15,11 +15,9 @@ extension GuardCore {
         case .change(let verifying):
             var actions: [GuardAction] = []
             if let press = counter.count(
-                level, seen: current.echo.seen, target: current.target, changes: changes, afterReset: verifying,
-                on: current.name, at: now
+                level, seen: current.echo.seen, target: current.target, changes: changes, afterReset: verifying, at: now
             ) {
-                actions.append(.publish(press))
-                actions += tell(gestures.press(press, at: now))
+                actions.append(.pressed(press.direction, count: press.count, sink: current.name))
             }
             if let report = current.counted(level, at: now, afterReset: verifying, margin: configuration.clampMargin) {
                 actions.append(.report(report))
@@ -55,11 +53,6 @@ extension GuardCore {
     mutating func readIfDue() -> [GuardAction] {
         guard let guarded, let ticket = inFlight.readIfDue(&ids) else { return [] }
         return [.readSink(.index(guarded.index), ticket)]
-    }
-
-    /// Sends the gestures found, and asks to be woken when the detector wants to look again.
-    func tell(_ found: (gestures: [Gesture], wakeUp: Duration?)) -> [GuardAction] {
-        found.gestures.map(GuardAction.gesture) + (found.wakeUp.map { [.wakeUp(after: $0)] } ?? [])
     }
 
     // MARK: - Letting go

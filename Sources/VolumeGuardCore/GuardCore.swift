@@ -7,7 +7,8 @@ import GuardProtocol
 /// The rules live in small machines, each with one concern; the core keeps its `Phase`, whose guarding
 /// case carries the sink held, and hands each event to the machines it concerns (docs/DESIGN.md, "The
 /// core", says which owns which rule): `SinkFollower`, `Guarded` with its `EchoJudge` and `Contest`,
-/// `PressCounter`, `GestureDetector`, `Custodian` and `InFlight`. What it does with a reading of the held
+/// `PressCounter`, `Custodian` and `InFlight`. The presses it counts go on to the `PressPipeline`, as
+/// every source's do. What it does with a reading of the held
 /// sink is in GuardCore+Holding.swift; how it finds the sink to hold, in GuardCore+Seeking.swift.
 public struct GuardCore: Sendable {
     /// What the core is doing. Only the guarding phase holds a sink, so no other can act on one.
@@ -31,7 +32,6 @@ public struct GuardCore: Sendable {
     var follower: SinkFollower
     var counter: PressCounter
     var custodian: Custodian
-    var gestures: GestureDetector
     var inFlight = InFlight()
     var ids = RequestIDs()
     /// The sink to hold was found still being given back: it is looked for again once it is back.
@@ -45,12 +45,7 @@ public struct GuardCore: Sendable {
         follower = SinkFollower(selection: configuration.selection)
         counter = PressCounter(keyStep: configuration.keyStep)
         custodian = Custodian(recorded: remembered)
-        gestures = GestureDetector(thresholds: configuration.gestures)
     }
-
-    public var presses: PressCounts { counter.presses }
-    /// The seq of the last press published; 0 before the first.
-    public var lastSeq: UInt64 { counter.lastSeq }
 
     /// The sink held, while guarding.
     public var guarded: Guarded? {
@@ -99,7 +94,7 @@ public struct GuardCore: Sendable {
             }
             return enter(.connecting) + ask(follower.seek)
         case .disconnected:
-            var actions = gestures.interrupt(at: now).map(GuardAction.gesture)
+            var actions: [GuardAction] = [.pressesInterrupted]
             if let guarded { custodian.remember(guarded) }
             forget()
             custodian.connectionLost()
@@ -144,7 +139,7 @@ public struct GuardCore: Sendable {
             modifyGuarded { $0.acknowledged(at: now) }
             return readIfDue()
         case .wakeUp:
-            return tell(gestures.wakeUp(at: now)) + checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
+            return checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
         case .pause:
             guard phase != .paused, phase != .stopped else { return [] }
             let released = release()
@@ -157,7 +152,7 @@ public struct GuardCore: Sendable {
             inFlight.forget()
             return enter(.connecting) + ask(follower.seek)
         case .reconfigure(let new):
-            return reconfigure(new, at: now)
+            return reconfigure(new)
         case .shutdown:
             guard phase != .stopped else { return [] }
             let released = release()
@@ -176,18 +171,13 @@ public struct GuardCore: Sendable {
     /// Takes a new configuration. A sink the new selection does not pick is given back and another is
     /// looked for; a sink it still picks goes on being held (with its original: giving it back and
     /// reading it again could meet pipewire-pulse's stale cache), at the level the new margin and mute
-    /// rule give. New gesture thresholds apply from the next press; a hold in progress ends at once.
-    private mutating func reconfigure(_ new: Configuration, at now: Duration) -> [GuardAction] {
+    /// rule give.
+    private mutating func reconfigure(_ new: Configuration) -> [GuardAction] {
         let old = configuration
         configuration = new
         follower.selection = new.selection
         counter.configure(keyStep: new.keyStep)
         var actions: [GuardAction] = []
-        if new.gestures != old.gestures {
-            // A hold in progress ends, told as such; the next presses are judged by the new thresholds.
-            actions += gestures.interrupt(at: now).map(GuardAction.gesture)
-            gestures = GestureDetector(thresholds: new.gestures)
-        }
         switch phase {
         case .guarding, .switching, .noSink: break
         case .connecting, .paused, .stopped: return actions

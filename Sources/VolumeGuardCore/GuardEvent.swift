@@ -29,7 +29,7 @@ public enum GuardEvent: Hashable, Sendable {
     /// A `wakeUp` the core asked for is due.
     case wakeUp
     /// A new configuration (the daemon reloaded its config file): the sink selection, key step, mute
-    /// guarding, clamp margin and gesture thresholds take effect at once.
+    /// guarding and clamp margin take effect at once.
     case reconfigure(GuardCore.Configuration)
     /// Give the sink back (original volume and mute) and stop.
     case shutdown

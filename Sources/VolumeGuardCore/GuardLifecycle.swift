@@ -160,6 +160,11 @@ public struct GuardLifecycle: Hashable, Sendable {
             if wakeUpDue == due { wakeUpDue = nil }
             return [.feed(.wakeUp)]
         case .shutdown:
+            if state == .idle {
+                // Never started (the sink is not guarded): there is nothing to give back.
+                state = .ended
+                return [.end]
+            }
             guard case .running(let link) = state else { return [] }
             let deadline = now + Self.releaseTimeout
             state = .stopping(link, deadline: deadline)

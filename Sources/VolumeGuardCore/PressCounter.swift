@@ -51,9 +51,6 @@ struct PressCounter: Hashable, Sendable {
         case paused
     }
 
-    private(set) var presses = PressCounts()
-    /// The seq of the last press counted; 0 before the first.
-    private(set) var lastSeq: UInt64 = 0
     private(set) var keyStep: KeyStep
     /// When the last press was counted.
     private var lastPress: Duration?
@@ -73,15 +70,15 @@ struct PressCounter: Hashable, Sendable {
         if step != keyStep.configured { keyStep = KeyStep(configured: step) }
     }
 
-    /// Counts `level`, a reading of the held sink named `sink` taken at `now`, against `seen`, the level
-    /// accounted for, while the sink is held at `target`; `changes` change events came while it was
-    /// read, and `afterReset` when it is the reading that verifies the guard's reset. Returns the press
-    /// it shows, if any. Once the reading is accounted for (and the sink perhaps held elsewhere), tell
+    /// Counts `level`, a reading of the held sink taken at `now`, against `seen`, the level accounted
+    /// for, while the sink is held at `target`; `changes` change events came while it was read, and
+    /// `afterReset` when it is the reading that verifies the guard's reset. Returns the press it shows,
+    /// if any, in key steps (the press pipeline numbers it). Once the reading is accounted for (and the sink perhaps held elsewhere), tell
     /// the counter where it is held now (`read(_:holding:at:)`).
     mutating func count(
         _ level: SinkLevel, seen: SinkLevel, target: SinkLevel, changes: Int, afterReset: Bool,
-        on sink: String, at now: Duration
-    ) -> Press? {
+        at now: Duration
+    ) -> (direction: Direction, count: Int)? {
         let run = pressCame(within: KeyStep.isolation, at: now)
         if !run { runLevels = [] }
         // A program is stepping when a press follows the last within `burstGap`; when one lands on top
@@ -93,7 +90,7 @@ struct PressCounter: Hashable, Sendable {
             pressCame(within: Self.burstGap, at: now)
             || (afterReset && pressCame(within: Self.burstQuiet, at: now))
             || changes >= Self.burstChanges
-        var press: Press?
+        var press: (direction: Direction, count: Int)?
         var step: UInt32?
         let loudest = level.volume.max
         let counted = base(for: loudest, seen: seen.volume.max, held: target.volume.max, inRun: run)
@@ -107,10 +104,10 @@ struct PressCounter: Hashable, Sendable {
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changes > 0 { burst = true }
-            press = record(delta > 0 ? .up : .down, count: count, on: sink, at: now)
+            press = record(delta > 0 ? .up : .down, count: count, at: now)
         } else if level.muted != seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
-            press = record(.mute, count: 1, on: sink, at: now)
+            press = record(.mute, count: 1, at: now)
         }
         if burst, level != seen { isDeferringReset = true }
         // Where the program's next step would meet 0 % or 100 %, the burst is put back now: clients stop
@@ -191,11 +188,9 @@ struct PressCounter: Hashable, Sendable {
         return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
-    private mutating func record(_ direction: Direction, count: Int, on sink: String, at now: Duration) -> Press {
+    private mutating func record(_ direction: Direction, count: Int, at now: Duration) -> (direction: Direction, count: Int) {
         lastPress = now
-        lastSeq += 1
-        presses[direction] += count
-        return Press(seq: lastSeq, direction: direction, count: count, sink: sink)
+        return (direction, count)
     }
 
     private func pressCame(within span: Duration, at now: Duration) -> Bool {

@@ -53,7 +53,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         var overLimit: [Action] = []
         let started: [Action] = state.withLock { state in
             var started: [Action] = []
-            for action in state.actions where action.directions.contains(press.direction) {
+            for action in state.actions where action.runs(on: press) {
                 if state.running.contains(action) {
                     busy.append(action)
                 } else if state.running.count >= Self.concurrencyLimit {

@@ -54,14 +54,10 @@ extension SinkGuard {
             } catch {
                 logger.error("cannot record the original levels; a crash now would lose them", metadata: ["error": "\(error)"])
             }
-        case .publish(let press):
-            logger.debug("press", metadata: ["seq": "\(press.seq)", "direction": "\(press.direction)", "count": "\(press.count)"])
-            let line = ByteBuffer(line: PressMessage(press, time: WireFormat.timestamp(Date())))
-            noteCutLoose(hub.publish(seq: press.seq, line))
-            actions.run(for: press)
-        case .gesture(let gesture):
-            logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "direction": "\(gesture.direction)"])
-            noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, sink: core.guarded?.name, time: WireFormat.timestamp(Date())))))
+        case .pressed(let direction, let count, let sink):
+            pass(pipeline.sinkPressed(direction, count: count, sink: sink, at: now))
+        case .pressesInterrupted:
+            pass(pipeline.sinkInterrupted(at: now))
         case .stateChanged(let state):
             logger.info("state", metadata: ["state": "\(state.rawValue)"])
         case .report(let report):
@@ -90,18 +86,24 @@ extension SinkGuard {
         }
     }
 
-    /// Tells subscribers, and systemd, the guard's state and guarded sink when either changed.
-    private func announceState() {
-        // The middle of a switch of sinks is not worth a line: the next sink held is.
-        guard core.phase != .switching else { return }
-        let current = StateMessage(state: core.state, sink: core.guarded?.name)
-        let (sent, dropped) = hub.announce(current)
-        noteCutLoose(dropped)
-        if sent { notifier.notify("STATUS=\(current.state.rawValue)\(current.sink.map { " \($0)" } ?? "")") }
+    /// What the guard is doing, as status replies and subscribers are told: the sink's state when it is
+    /// guarded, else whether the devices are taken.
+    var state: GuardState {
+        if configuration.source.guardsSink { return core.state }
+        if lifecycle.hasEnded || input?.isStopped == true { return .stopped }
+        return input?.isPaused == true ? .paused : .guarding
     }
 
-    /// Subscribers that stopped reading were dropped.
-    private func noteCutLoose(_ count: Int) {
-        for _ in 0..<count { logger.notice("subscriber cut loose: it stopped reading") }
+    /// Tells subscribers the guard's state and guarded sink when either changed, and systemd its status
+    /// line (which also names a device that is refused) when that changed.
+    func announceState() {
+        // The middle of a switch of sinks is not worth a line: the next sink held is.
+        guard core.phase != .switching else { return }
+        let current = StateMessage(state: state, sink: core.guarded?.name)
+        noteCutLoose(hub.announce(current).cutLoose)
+        let status = "\(current.state.rawValue)\(current.sink.map { " \($0)" } ?? "")\(deviceTrouble)"
+        guard status != notifiedStatus else { return }
+        notifiedStatus = status
+        notifier.notify("STATUS=\(status)")
     }
 }

@@ -7,7 +7,7 @@ extension SinkGuard {
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
     func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {
-        hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: core.lastSeq)
+        hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: pipeline.lastSeq)
         subscribersChanged()
     }
 
@@ -26,6 +26,7 @@ extension SinkGuard {
     /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
     func reload(_ new: DaemonConfiguration) {
         actions.replace(new.actions)
+        pass(pipeline.reconfigure(new.gestures, at: now))
         feed(.reconfigure(new.core))
         decidePause(.mode(new.mode))
     }
@@ -34,20 +35,22 @@ extension SinkGuard {
         let guarded = core.guarded
         return StatusMessage(
             id: id,
-            state: core.state,
+            state: state,
             sink: guarded?.name,
             held: guarded.map { LevelMessage($0.held.volume) },
             original: guarded.map { LevelMessage($0.original.volume) },
             muted: guarded?.original.muted,
-            presses: PressCountsMessage(core.presses),
-            lastSeq: core.lastSeq,
+            presses: PressCountsMessage(pipeline.counts),
+            lastSeq: pipeline.lastSeq,
             subscribers: hub.count,
             server: lifecycle.server,
             uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
             contested: core.isContested,
             http: httpGauge.flatMap { gauge in
                 gauge.address.map { HTTPListenerMessage(address: "\($0)", clients: hub.eventStreams, connections: gauge.connections) }
-            }
+            },
+            source: configuration.source.rawValue,
+            devices: deviceMessages
         )
     }
 
@@ -66,7 +69,9 @@ extension SinkGuard {
     /// Whether the guard has acted on a client's pause (every sink given back) or resume (no longer
     /// looking for the sink to hold).
     func hasSettled(paused: Bool) -> Bool {
-        paused ? core.isReleased : core.state != .connecting
+        // The devices are let go and taken again at once; the sink takes a round trip or two.
+        guard configuration.source.guardsSink else { return true }
+        return paused ? core.isReleased : core.state != .connecting
     }
 
     /// Tells the pause policy whether anyone is subscribed now (a subscriber cut loose during its own
@@ -75,8 +80,14 @@ extension SinkGuard {
         decidePause(.subscribed(hub.count > 0))
     }
 
-    /// Tells the pause policy `event`, and the core what it decides, if that changed.
+    /// Tells the pause policy `event`, and the sources what it decides, if that changed.
     func decidePause(_ event: PausePolicy.Event) {
-        if let decision = policy.handle(event) { feed(decision) }
+        if let decision = policy.handle(event) { decided(decision) }
+    }
+
+    /// Pauses or resumes both sources, as the pause policy decided (`pause` or `resume`).
+    func decided(_ decision: GuardEvent) {
+        feed(decision)
+        feedInput { input, now in decision == .pause ? input.pause() : input.resume(at: now) }
     }
 }

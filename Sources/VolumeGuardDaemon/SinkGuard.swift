@@ -24,6 +24,14 @@ actor SinkGuard: Service, CustomStringConvertible {
     let logger: Logger
     var core: GuardCore
     var lifecycle = GuardLifecycle()
+    /// Every source's presses go through it.
+    var pipeline: PressPipeline
+    /// The input devices, with `input` or `both`; nil with `sink`.
+    var input: InputSource?
+    /// The input devices' open nodes and the directory watch.
+    var deviceFiles = DeviceFiles()
+    /// The last status line systemd was told.
+    var notifiedStatus: String?
     /// The current attempt's connection, once it has connected.
     var connection: PulseConnection?
     let record: OriginalsRecord
@@ -62,6 +70,8 @@ actor SinkGuard: Service, CustomStringConvertible {
         self.policy = PausePolicy(mode: configuration.mode)
         self.logger = logger
         self.core = GuardCore(configuration: configuration.core, remembered: remembered)
+        self.pipeline = PressPipeline(thresholds: configuration.gestures)
+        self.input = configuration.source.takesDevices ? InputSource(configuration: configuration.input) : nil
         self.record = record
         self.actions = actions
         self.notifier = notifier
@@ -86,15 +96,22 @@ actor SinkGuard: Service, CustomStringConvertible {
             await finish()
         } onGracefulShutdown: { [self] in
             notifier.notify("STOPPING=1")
-            spawn.yield { await self.live(.shutdown) }
+            spawn.yield { await self.stop() }
         }
     }
 
     private func begin() {
-        if let event = policy.decide() { feed(event) }
-        live(.start)
+        if let event = policy.decide() { decided(event) }
+        startInput()
+        if configuration.source.guardsSink { live(.start) }
         // The socket was bound before the services started: clients can connect from now on.
         notifier.notify("READY=1")
+    }
+
+    /// A graceful shutdown: the devices are let go at once, the sink given back before the guard ends.
+    private func stop() {
+        stopInput()
+        live(.shutdown)
     }
 
     private func finish() {

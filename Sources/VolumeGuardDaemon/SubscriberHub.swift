@@ -18,7 +18,7 @@ struct SubscriberHub {
 
     /// The kinds of line a subscriber may be sent.
     fileprivate enum Kind {
-        case press, gesture, state
+        case press, release, gesture, state
     }
 
     /// The subscribers' queues, and what each wants.
@@ -76,6 +76,12 @@ struct SubscriberHub {
         return broadcast(line, event: EventStreamFrame.event(id: seq, line: line), kind: .press)
     }
 
+    /// Sends a device key's release to every subscriber; returns how many were cut loose. Like a gesture
+    /// it is not replayed: a replayed press's release may have come before the subscriber left.
+    mutating func publishRelease(_ line: ByteBuffer) -> Int {
+        broadcast(line, event: EventStreamFrame.event(line: line), kind: .release)
+    }
+
     /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.
     mutating func publishGesture(_ line: ByteBuffer) -> Int {
         broadcast(line, event: EventStreamFrame.event(line: line), kind: .gesture)
@@ -110,10 +116,10 @@ struct SubscriberHub {
 }
 
 extension SubscriberHub.Interests {
-    /// Presses go to everyone; gestures and states to those that did not turn them off.
+    /// Presses and releases go to everyone; gestures and states to those that did not turn them off.
     fileprivate func wants(_ kind: SubscriberHub.Kind) -> Bool {
         switch kind {
-        case .press: true
+        case .press, .release: true
         case .gesture: gestures
         case .state: states
         }

@@ -18,12 +18,38 @@ extension PressCountsMessage {
 
 extension PressMessage {
     init(_ press: Press, time: String) {
-        self.init(seq: press.seq, direction: press.direction, count: press.count, sink: press.sink, time: time)
+        self.init(
+            seq: press.seq, direction: press.direction, key: press.key.map(KeyNames.name), count: press.count, source: press.origin.source,
+            sink: press.origin.sink, device: press.origin.device?.name, path: press.origin.device?.node, time: time
+        )
+    }
+}
+
+extension ReleaseMessage {
+    init(_ release: Release, time: String) {
+        self.init(
+            seq: release.seq, direction: release.direction, key: KeyNames.name(release.key), device: release.device.name,
+            path: release.device.node, cause: release.cause, heldMilliseconds: Int(release.held / .milliseconds(1)), time: time
+        )
     }
 }
 
 extension GestureMessage {
-    init(_ gesture: Gesture, sink: String?, time: String) {
-        self.init(gesture: gesture.kind, direction: gesture.direction, seq: gesture.seq, presses: gesture.presses, sink: sink, time: time)
+    init(_ gesture: Gesture, time: String) {
+        self.init(
+            gesture: gesture.kind, direction: gesture.direction, key: gesture.key.map(KeyNames.name), seq: gesture.seq,
+            presses: gesture.presses, source: gesture.origin.source, sink: gesture.origin.sink, device: gesture.origin.device?.name,
+            path: gesture.origin.device?.node, cause: gesture.cause, time: time
+        )
+    }
+}
+
+extension Origin {
+    fileprivate var sink: String? {
+        if case .sink(let name) = self { name } else { nil }
+    }
+
+    fileprivate var device: DeviceRef? {
+        if case .device(let device) = self { device } else { nil }
     }
 }

@@ -92,14 +92,14 @@ struct BurstTests {
         h.pace = .milliseconds(1)
         h.clearLog()
         Self.stepUp(&h, times: 9)
-        #expect(h.core.presses.up == 9)
+        #expect(h.counts.up == 9)
         #expect(h.presses.allSatisfy { $0.count == 1 })
         // Only the first press, before the burst showed itself, was put back at once.
         #expect(h.volumeWrites.count == 1)
         #expect(h.sink(Name.speakers).volume.max == Self.held + 8 * Self.step)
         h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
-        #expect(h.core.presses.up == 9)
+        #expect(h.counts.up == 9)
     }
 
     @Test("a burst that comes within a step of 100 % is put back at once, and goes on from the held level")
@@ -111,11 +111,11 @@ struct BurstTests {
         h.clearLog()
         Self.stepUp(&h, times: 11)
         // The first step and the one that left no room for another were put back.
-        #expect(h.core.presses.up == 11)
+        #expect(h.counts.up == 11)
         #expect(h.volumeWrites.count == 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         Self.stepUp(&h, times: 1)
-        #expect(h.core.presses.up == 12)
+        #expect(h.counts.up == 12)
         #expect(h.volumeWrites.count == 2, "the reset still deferred")
     }
 
@@ -129,7 +129,7 @@ struct BurstTests {
         #expect(h.sink(Name.speakers).volume.max != Self.held)
         h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
-        #expect(h.core.presses.up == 10)
+        #expect(h.counts.up == 10)
     }
 
     @Test("a key repeating at 25 to 50 Hz is put back after every press")
@@ -137,6 +137,6 @@ struct BurstTests {
         var h = Self.guarding()
         h.pace = .milliseconds(20)
         Self.stepUp(&h, times: 10) { #expect($0.sink(Name.speakers).volume.max == Self.held) }
-        #expect(h.core.presses.up == 10)
+        #expect(h.counts.up == 10)
     }
 }

@@ -9,7 +9,9 @@ extension CountingSimulation {
         let actions = core.handle(event, at: .microseconds(now))
         note("guard \(Self.describe(event)) -> \(actions.filter(Self.worthTracing).map(Self.describe))")
         for action in actions {
-            if case .publish(let press) = action { presses.append((now, press)) }
+            if case .pressed(let direction, let count, let sink) = action {
+                presses.append((now, Press(seq: UInt64(presses.count + 1), direction: direction, count: count, sink: sink)))
+            }
         }
         guardBusy = true
         post(at: now + random.int(latencies.guardWork), .guardDone(actions))
@@ -29,7 +31,7 @@ extension CountingSimulation {
         case .readSink(_, let ticket): "read#\(ticket.seq)"
         case .setVolume(_, let volume, let tag): "set#\(tag.seq) \(volume.max)"
         case .setMute(_, let muted, let tag): "mute#\(tag.seq) \(muted)"
-        case .publish(let press): "PRESS \(press.direction) x\(press.count)"
+        case .pressed(let direction, let count, _): "PRESS \(direction) x\(count)"
         case .wakeUp(let after): "wake in \(after)"
         default: "\(action)"
         }
@@ -37,7 +39,7 @@ extension CountingSimulation {
 
     static func worthTracing(_ action: GuardAction) -> Bool {
         switch action {
-        case .stateChanged, .recordOriginals, .gesture: false
+        case .stateChanged, .recordOriginals, .pressesInterrupted: false
         default: true
         }
     }
@@ -56,7 +58,7 @@ extension CountingSimulation {
             for case .setTimer(let due) in lifecycle.handle(.wakeUpAsked(after: delay), at: .microseconds(now)) {
                 post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
             }
-        case .readSinks, .reconnect, .recordOriginals, .publish, .gesture, .stateChanged, .report:
+        case .readSinks, .reconnect, .recordOriginals, .pressed, .pressesInterrupted, .stateChanged, .report:
             break
         }
     }

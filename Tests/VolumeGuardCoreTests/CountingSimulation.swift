@@ -90,7 +90,9 @@ final class CountingSimulation {
         return total
     }
 
-    var counted: PressCounts { core.presses }
+    var counted: PressCounts {
+        presses.reduce(into: PressCounts()) { counts, seen in counts[seen.press.direction!] += seen.press.count }
+    }
 
     var held: UInt32 { core.guarded?.target.volume.max ?? 0 }
 

@@ -34,7 +34,7 @@ struct CountingTests {
         Self.stepUp(&h, pace: .milliseconds(11))
         for _ in 0..<10 { Self.stepUp(&h, pace: .milliseconds(8)) }
         h.wait(PressCounter.burstQuiet * 2)
-        #expect(h.core.presses.up == 21)
+        #expect(h.counts.up == 21)
         #expect(h.presses.allSatisfy { $0.count == 1 })
         #expect(h.sink(Name.speakers).volume.max == Self.held)
         #expect(h.volumeWrites.count == 21, "each step is put back before the next")
@@ -46,13 +46,13 @@ struct CountingTests {
         // reset then landed where the next step did.
         var h = Self.guarding()
         for i in 0..<10 { Self.stepUp(&h, pace: .milliseconds(i.isMultiple(of: 2) ? 3 : 12)) }
-        #expect(h.core.presses.up == 10)
+        #expect(h.counts.up == 10)
         // The first two steps are put back at once (nothing marks a burst yet), the rest are deferred.
         #expect(h.volumeWrites.count == 2)
         #expect(h.sink(Name.speakers).volume.max == Self.held + 8 * Self.step)
         h.wait(PressCounter.burstQuiet)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
-        #expect(h.core.presses.up == 10)
+        #expect(h.counts.up == 10)
     }
 }
 
@@ -79,7 +79,7 @@ extension CountingTests {
         Self.sets(&h, Self.held - 2 * Self.step, pace: .milliseconds(20))  // from held - 1, read before the reset
         Self.sets(&h, Self.held - 2 * Self.step, pace: .milliseconds(28))  // from held - 1 again, read before
         #expect(h.presses.map(\.direction) == [.down, .down, .down])
-        #expect(h.core.presses.down == 3, "three steps made, each one step")
+        #expect(h.counts.down == 3, "three steps made, each one step")
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
 
@@ -93,8 +93,8 @@ extension CountingTests {
         Self.sets(&h, Self.held - Self.step, pace: .milliseconds(1))  // down from held, read long ago
         Self.sets(&h, Self.held - 2 * Self.step, pace: .milliseconds(1))
         h.wait(PressCounter.burstQuiet * 2)
-        #expect(h.core.presses.up == 0)
-        #expect(h.core.presses.down == 4, "5 steps made: the one back toward held is lost, never turned around")
+        #expect(h.counts.up == 0)
+        #expect(h.counts.down == 4, "5 steps made: the one back toward held is lost, never turned around")
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
 
@@ -113,7 +113,7 @@ extension CountingTests {
         for i in 1...8 { Self.sets(&h, Self.held + UInt32(i) * Self.step, pace: .milliseconds(1)) }
         for i in 1...3 { Self.sets(&h, Self.held + UInt32(8 + 2 * i) * Self.step, pace: .milliseconds(1)) }
         h.wait(PressCounter.burstQuiet * 2)
-        #expect(h.core.presses.up == 34)
+        #expect(h.counts.up == 34)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
 
@@ -128,7 +128,7 @@ extension CountingTests {
         for i in 1...5 { Self.sets(&h, Self.held + UInt32(2 * i) * Self.step, pace: .milliseconds(1)) }
         h.wait(PressCounter.burstQuiet * 2)
         // 8, then 1 + 1 + 1 + 1 (four readings up to held + 8) and 2 (held + 10, beyond the first climb).
-        #expect(h.core.presses.up == 14, "18 steps made, 4 lost")
+        #expect(h.counts.up == 14, "18 steps made, 4 lost")
     }
 
     @Test("a step that lands on top of the guard's reset of a step 8 ms before begins a burst")
@@ -145,11 +145,11 @@ extension CountingTests {
         h.holdAcks = false
         h.releaseAcks()
         h.settle()
-        #expect(h.core.presses.up == 2)
+        #expect(h.counts.up == 2)
         for _ in 0..<7 { Self.stepUp(&h, pace: .milliseconds(8)) }
         #expect(h.volumeWrites.count == 1, "deferred since the second step")
         h.wait(PressCounter.burstQuiet * 2)
-        #expect(h.core.presses.up == 9)
+        #expect(h.counts.up == 9)
         #expect(h.sink(Name.speakers).volume.max == Self.held)
     }
 
@@ -165,7 +165,7 @@ extension CountingTests {
         Self.sets(&h, Self.held + Self.step, pace: .milliseconds(20))
         Self.sets(&h, Self.held + 2 * Self.step, pace: .milliseconds(20))  // up from held + 1, read before the reset
         Self.sets(&h, Self.held + Self.step, pace: .milliseconds(20))  // down from held + 2, read before the reset
-        #expect(h.core.presses.up + h.core.presses.down <= 3)
-        #expect(h.core.presses.up == 3, "the step down reads as one up")
+        #expect(h.counts.up + h.counts.down <= 3)
+        #expect(h.counts.up == 3, "the step down reads as one up")
     }
 }

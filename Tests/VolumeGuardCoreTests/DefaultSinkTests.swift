@@ -155,7 +155,7 @@ struct DefaultSinkTests {
         #expect(h.core.guarded?.name == Name.hdmi)
         h.userSets(Name.hdmi, raw: 20000 - Raw.step5)
         h.settle()
-        #expect(h.presses.map(\.sink) == [Name.hdmi])
+        #expect(h.presses.map(\.origin) == [.sink(Name.hdmi)])
     }
 
     @Test("a guarded sink that vanishes before it is read is reported lost, and the new default is guarded")

@@ -25,7 +25,7 @@ struct GestureScript {
     mutating func press(_ direction: Direction, at time: Duration, count: Int = 1) {
         advance(to: time)
         seq += 1
-        let (found, next) = detector.press(Press(seq: seq, direction: direction, count: count, sink: "s"), at: time)
+        let (found, next) = detector.press(direction, seq: seq, count: count, sink: "s", at: time)
         record(found, at: time, next: next)
     }
 
@@ -49,7 +49,7 @@ struct GestureScript {
         wake = next.map { time + $0 }
     }
 
-    var kinds: [String] { gestures.map { "\($0.gesture.kind.rawValue):\($0.gesture.direction.rawValue)" } }
+    var kinds: [String] { gestures.map { "\($0.gesture.kind.rawValue):\($0.gesture.direction?.rawValue ?? "-")" } }
 }
 
 @Suite("Gestures from the timing of presses")

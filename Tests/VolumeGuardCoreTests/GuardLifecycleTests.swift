@@ -23,6 +23,13 @@ struct GuardLifecycleTests {
         #expect(lifecycle.handle(.start, at: .zero).isEmpty, "started once")
     }
 
+    @Test("A shutdown before it ever started (no sink to guard) ends at once")
+    mutating func shutdownUnstarted() {
+        #expect(lifecycle.handle(.shutdown, at: .zero) == [.end])
+        #expect(lifecycle.hasEnded)
+        #expect(lifecycle.handle(.start, at: .zero).isEmpty, "ended is final")
+    }
+
     @Test("A lost connection is closed, told to the core, and tried again after a backoff")
     mutating func lost() {
         let generation = connected()

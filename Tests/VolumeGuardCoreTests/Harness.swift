@@ -181,7 +181,7 @@ struct Harness {
             write(tag, to: index) { $0.volume = stored }
         case .setMute(let index, let muted, let tag):
             write(tag, to: index) { $0.muted = muted }
-        case .publish, .gesture, .stateChanged, .report, .recordOriginals:
+        case .pressed, .pressesInterrupted, .stateChanged, .report, .recordOriginals:
             break
         }
     }
@@ -317,8 +317,17 @@ struct Harness {
         return sink
     }
 
+    /// The key steps of the presses the core saw, per direction.
+    var counts: PressCounts {
+        presses.reduce(into: PressCounts()) { counts, press in counts[press.direction!] += press.count }
+    }
+
+    /// The presses the core saw, numbered as the press pipeline numbers them.
     var presses: [Press] {
-        log.compactMap { if case .publish(let press) = $0 { press } else { nil } }
+        let seen = log.compactMap { action -> (Direction, Int, String)? in
+            if case .pressed(let direction, let count, let sink) = action { (direction, count, sink) } else { nil }
+        }
+        return seen.enumerated().map { Press(seq: UInt64($0.offset + 1), direction: $0.element.0, count: $0.element.1, sink: $0.element.2) }
     }
 
     var reports: [GuardReport] {

@@ -87,7 +87,7 @@ struct KeyStepTests {
         h.userMoves(Name.speakers, by: 3 * Int64(Raw.step5))
         h.settle()
         #expect(h.presses.map(\.count) == [1])
-        #expect(h.core.presses.up == 1)
+        #expect(h.counts.up == 1)
     }
 
     @Test("a change of three learned steps counts three presses")
@@ -100,7 +100,7 @@ struct KeyStepTests {
         h.settle()
         #expect(h.presses.map(\.count) == [1, 3])
         #expect(h.presses.map(\.direction) == [.up, .up])
-        #expect(h.core.presses.up == 4)
+        #expect(h.counts.up == 4)
     }
 
     @Test("a merged change down counts in learned steps too")
@@ -111,7 +111,7 @@ struct KeyStepTests {
         h.userMoves(Name.speakers, by: -2 * Int64(Raw.step5))
         h.settle()
         #expect(h.presses.map(\.count) == [1, 2])
-        #expect(h.core.presses.down == 3)
+        #expect(h.counts.down == 3)
     }
 
     @Test("with a configured step even the first merged change counts its presses")

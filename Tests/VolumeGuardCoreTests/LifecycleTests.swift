@@ -213,7 +213,7 @@ struct LifecycleTests {
     func disconnected() {
         var h = Harness.guarding([Self.full])
         h.online = false
-        #expect(h.feed(.disconnected) == [.stateChanged(.connecting)])
+        #expect(h.feed(.disconnected) == [.pressesInterrupted, .stateChanged(.connecting)])
         #expect(h.core.state == .connecting)
         #expect(h.core.guarded == nil)
     }

@@ -63,7 +63,7 @@ struct ModelTests {
         /// Key steps the person made, per direction, and how many of them the sink could show.
         var made = PressCounts()
         var visible = PressCounts()
-        var counted: PressCounts { harness.core.presses }
+        var counted: PressCounts { harness.counts }
     }
 
     static func run(_ codes: [Int], start: UInt32, settleEachPress: Bool, allow: (Step) -> Bool = { _ in true }) -> Outcome {

@@ -11,7 +11,7 @@ struct PressTests {
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
         h.settle()
         #expect(h.presses == [Press(seq: 1, direction: .up, count: 1, sink: Name.speakers)])
-        #expect(h.core.presses.up == 1)
+        #expect(h.counts.up == 1)
     }
 
     @Test("turning the guarded sink down is one press down")
@@ -20,7 +20,7 @@ struct PressTests {
         h.userSets(Name.speakers, raw: 30000 - Raw.step5)
         h.settle()
         #expect(h.presses == [Press(seq: 1, direction: .down, count: 1, sink: Name.speakers)])
-        #expect(h.core.presses.down == 1)
+        #expect(h.counts.down == 1)
     }
 
     @Test("after a press the guard puts the volume straight back to the held level")
@@ -68,7 +68,7 @@ struct PressTests {
         #expect(h.muteWrites.map(\.muted) == [false])
         #expect(h.volumeWrites.isEmpty)
         #expect(h.sink(Name.speakers).muted == false)
-        #expect(h.core.presses.mute == 1)
+        #expect(h.counts.mute == 1)
     }
 
     @Test("a sink that was muted is held muted: unmuting it is the mute press")
@@ -87,7 +87,7 @@ struct PressTests {
         h.userSets(Name.speakers, raw: 0, muted: true)
         h.settle()
         #expect(h.presses == [Press(seq: 1, direction: .down, count: 1, sink: Name.speakers)])
-        #expect(h.core.presses.mute == 0)
+        #expect(h.counts.mute == 0)
         #expect(h.sink(Name.speakers).level == SinkLevel(volume: .channels(3000), muted: false))
     }
 
@@ -168,7 +168,7 @@ struct PressTests {
         h.settle()
         #expect(h.presses.map(\.seq) == [1, 2, 3, 4])
         #expect(h.presses.map(\.direction) == [.up, .down, .mute, .up])
-        #expect(h.core.lastSeq == 4)
+        #expect(h.presses.last?.seq == 4)
     }
 
     @Test("press counts per direction add up the steps of every press")
@@ -181,9 +181,9 @@ struct PressTests {
         h.userToggles(muteOf: Name.speakers)
         h.settle()
         #expect(h.presses.map(\.count) == [1, 3, 2, 1, 1])
-        #expect(h.core.presses.up == 5)
-        #expect(h.core.presses.down == 2)
-        #expect(h.core.presses.mute == 1)
-        #expect(h.core.presses[.up] == 5)
+        #expect(h.counts.up == 5)
+        #expect(h.counts.down == 2)
+        #expect(h.counts.mute == 1)
+        #expect(h.counts[.up] == 5)
     }
 }

@@ -177,26 +177,6 @@ struct ReconfigureTests {
         #expect(guarded.sink(Name.speakers).muted)
     }
 
-    @Test("New gesture thresholds apply from the next press; a hold in progress ends")
-    func gestures() {
-        var h = Harness.guarding([Self.half])
-        h.pace = .milliseconds(50)
-        for _ in 0..<4 {
-            h.userMoves(Name.speakers, by: 3277)
-            h.settle()
-        }
-        var told: [GestureKind] { h.log.compactMap { if case .gesture(let gesture) = $0 { gesture.kind } else { nil } } }
-        #expect(told == [.holdStart])
-        h.feed(.reconfigure(.init(gestures: .init(repeatPeriod: .milliseconds(20)))))
-        #expect(told == [.holdStart, .holdEnd])
-        for _ in 0..<4 {
-            h.userMoves(Name.speakers, by: 3277)
-            h.settle()
-        }
-        h.wait(.seconds(1))
-        #expect(told == [.holdStart, .holdEnd, .double, .double], "presses 50 ms apart are no held key's repeats any more, but pairs")
-    }
-
     @Test("A configured step counts at once; paused, a new configuration waits for the resume")
     func stepAndPause() {
         var h = Harness.guarding([Self.half])

@@ -24,6 +24,10 @@ struct ConfigFileTests {
             mode = "while-subscribed"
             http = "127.0.0.1:8370"
             http-origins = ["http://127.0.0.1:8000"]
+            source = "both"
+            devices = ["AB Shutter3", "2717:0040"]
+            keys = ["KEY_ENTER"]
+            hold-delay = 600
 
             [[action]]
             name = "photo"
@@ -40,9 +44,10 @@ struct ConfigFileTests {
                 == Options(
                     sink: "bluez_output.*", guardMute: false, step: 5, clampMargin: 0.5, history: 64, socket: "/tmp/vg.sock",
                     server: "unix:/tmp/pulse/native", logLevel: .debug, mode: .whileSubscribed,
-                    http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"],
+                    http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"], source: .both, devices: ["AB Shutter3", "2717:0040"],
+                    keys: ["KEY_ENTER"], holdDelay: 600,
                     actions: [
-                        Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], timeout: .milliseconds(2500)),
+                        Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], keys: [], timeout: .milliseconds(2500)),
                         Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
                     ]
                 ))
@@ -96,7 +101,7 @@ struct ConfigFileTests {
         Mistake(
             text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp",
             message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, action"
         ),
         Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
         Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
@@ -112,14 +117,14 @@ struct ConfigFileTests {
         Mistake(
             text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard",
             message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, action"
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, action"
         ),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2,
             message: "must be between 0.1 and 3600 (seconds)"),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2,
-            message: "unknown key; known keys: name, on, run, shell, timeout"),
+            message: "unknown key; known keys: name, on, source, device, run, shell, timeout"),
         Mistake(
             text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1,
             message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),
@@ -129,7 +134,11 @@ struct ConfigFileTests {
         Mistake(text: "[[action]]\nshell = true\nrun = [\"a\"]\n", line: 3, key: "run", action: 1, message: "must be a shell command line (with shell = true)"),
         Mistake(
             text: "[[action]]\non = \"sideways\"\nrun = [\"a\"]\n", line: 2, key: "on", action: 1,
-            message: "must be \"up\", \"down\", \"mute\" or a list of them, e.g. [\"up\", \"down\"]"),
+            message: "must be \"up\", \"down\", \"mute\", a key such as \"KEY_ENTER\", or a list of them, e.g. [\"up\", \"down\"]"),
+        Mistake(
+            text: "keys = [\"KEY_NOPE\"]\n", line: 1, key: "keys", message: "\"KEY_NOPE\" is not a key the kernel knows (KEY_ENTER, KEY_PAGEUP, BTN_LEFT, …)"),
+        Mistake(text: "source = \"usb\"\n", line: 1, key: "source", message: "must be one of \"sink\", \"input\", \"both\""),
+        Mistake(text: "devices = [\"\"]\n", line: 1, key: "devices", message: "must not be empty"),
         Mistake(
             text: "step = 5\n\n[[action]]\nname = \"x\"\n", line: 3, key: nil, action: 1,
             message: "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]"),

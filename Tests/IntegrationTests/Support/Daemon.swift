@@ -209,7 +209,7 @@ final class Subscriber: Sendable {
     /// Waits until at least `count` presses arrived; returns them all.
     func waitForPresses(_ count: Int) async throws -> [PressMessage] {
         guard await eventually({ await self.presses.count >= count }) else {
-            throw TestFailure("expected \(count) presses, got \(await presses.map { "\($0.direction)x\($0.count)" })")
+            throw TestFailure("expected \(count) presses, got \(await presses.map { "\($0.direction?.rawValue ?? "-")x\($0.count)" })")
         }
         return await presses
     }

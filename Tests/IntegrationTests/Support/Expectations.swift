@@ -12,5 +12,7 @@ func expectVolume(_ server: AudioServer, _ sink: String, _ raw: [UInt32], source
 func expectNoMorePresses(_ subscriber: Subscriber, than count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
     try? await Task.sleep(for: .milliseconds(400))
     let presses = await subscriber.presses
-    #expect(presses.count == count, "extra presses: \(presses.dropFirst(count).map { "\($0.direction)x\($0.count)" })", sourceLocation: sourceLocation)
+    #expect(
+        presses.count == count, "extra presses: \(presses.dropFirst(count).map { "\($0.direction?.rawValue ?? "-")x\($0.count)" })",
+        sourceLocation: sourceLocation)
 }

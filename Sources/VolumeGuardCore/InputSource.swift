@@ -1,0 +1,286 @@
+import GuardProtocol
+
+/// The input devices the daemon takes keys from, as a pure value: fed what the shell saw (the devices
+/// present, a node opened or refused, key events, the time), it returns what to do with the nodes and
+/// which keys went down and up. The shell owns the file descriptors and the directory watch, and hands
+/// the keys to the `PressPipeline`.
+///
+/// Each device node that a configured `DeviceMatch` meets lives through `InputDevice.Life`: opened,
+/// grabbed once no key on it is down (a key held at the grab would stay down for everyone else),
+/// refused and retried for as long as it stays present (udev gives a new node its permissions a moment
+/// after it appears), and forgotten when it goes, its keys released. It is found again when it comes
+/// back: nothing is ever given up on, and nothing is retried faster than `retryPace` allows.
+public struct InputSource: Sendable {
+    public struct Configuration: Hashable, Sendable {
+        /// The devices to take, as configured.
+        public var matches: [DeviceMatch]
+        /// Keys besides the volume keys whose downs are presses.
+        public var keys: Set<UInt16>
+
+        public init(matches: [DeviceMatch] = [], keys: Set<UInt16> = []) {
+            self.matches = matches
+            self.keys = keys
+        }
+
+        /// Whether a down of `key` is a press.
+        func wants(_ key: UInt16) -> Bool {
+            Direction(key: key) != nil || keys.contains(key)
+        }
+    }
+
+    /// What the shell is told to do, in order.
+    public enum Action: Hashable, Sendable {
+        /// Open the node (read-only, non-blocking), read which keys are down (EVIOCGKEY) and report
+        /// `opened` or `refused`; then read its events as they come.
+        case open(String)
+        /// Grab the node (EVIOCGRAB) and report `grabbed` or `refused`.
+        case grab(String)
+        /// Close the node (a grab ends with it).
+        case close(String)
+        /// Read which keys are down again (EVIOCGKEY) and report `keysRead`: events were dropped.
+        case readKeys(String)
+        /// A key went down on a grabbed device: a press.
+        case keyDown(UInt16, DeviceRef)
+        /// A key of a grabbed device is no longer down.
+        case keyUp(UInt16, DeviceRef, ReleaseCause)
+        /// Feed `wakeUp` after this long: a refused node is due to be tried again.
+        case wakeUp(after: Duration)
+        case report(InputReport)
+    }
+
+    /// The first retry of a refused node, doubled at each refusal up to `slowestRetry`.
+    public static let firstRetry: Duration = .milliseconds(250)
+    public static let slowestRetry: Duration = .seconds(2)
+    /// How long a node may stay refused before the log says so: udev applies a new node's permissions
+    /// within about a second, and that wait is no error.
+    public static let refusalGrace: Duration = .seconds(2)
+
+    public private(set) var configuration: Configuration
+    /// The matching devices present, by node.
+    public private(set) var devices: [String: InputDevice] = [:]
+    /// While paused (or stopped) the devices are left to everyone else: closed, and opened again on resume.
+    private var paused = false
+    private var stopped = false
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The devices present now, as the shell scanned them: those that match and are new are opened,
+    /// those gone are forgotten, their keys released.
+    public mutating func scanned(_ present: [InputDeviceInfo], at now: Duration) -> [Action] {
+        guard !stopped else { return [] }
+        let byNode = Dictionary(present.map { ($0.node, $0) }, uniquingKeysWith: { first, _ in first })
+        var actions: [Action] = []
+        for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node] != device.info {
+            // Gone, or its node now belongs to another device.
+            actions += forget(node, device, cause: .deviceGone)
+        }
+        for info in present {
+            if let known = devices[info.node] {
+                // A node refused may have been given permissions just now: try it again at once.
+                if case .refused = known.life { actions += open(info.node, at: now) }
+                continue
+            }
+            guard let match = configuration.matches.first(where: { $0.matches(info) }) else { continue }
+            devices[info.node] = InputDevice(info: info, match: match)
+            actions += paused ? [] : open(info.node, at: now)
+        }
+        return actions
+    }
+
+    /// The node opened, with `keysDown` down on it.
+    public mutating func opened(_ node: String, keysDown: Set<UInt16>) -> [Action] {
+        guard var device = devices[node], device.life == .opening else { return [] }
+        device.down = keysDown
+        device.life = .waiting
+        devices[node] = device
+        return grabIfIdle(node)
+    }
+
+    /// The grab of the node took: its keys are the daemon's alone from now on.
+    public mutating func grabbed(_ node: String) -> [Action] {
+        guard var device = devices[node], device.life == .grabbing else { return [] }
+        device.life = .grabbed
+        device.down = []
+        devices[node] = device
+        return [.report(.grabbed(device.ref, match: device.match))]
+    }
+
+    /// The node could not be opened or grabbed, at `now`: `error` says why and `fix` what to do. It is
+    /// closed and tried again later, and again whenever a scan sees it.
+    public mutating func refused(_ node: String, error: String, fix: String, at now: Duration) -> [Action] {
+        guard var device = devices[node] else { return [] }
+        let since = device.refusal?.since ?? now
+        let retry = device.refusal.map { min($0.retry * 2, Self.slowestRetry) } ?? Self.firstRetry
+        let told = device.refusal?.told ?? false
+        let overdue = !told && now - since >= Self.refusalGrace
+        device.refusal = InputDevice.Refusal(error: error, fix: fix, since: since, retry: retry, due: now + retry, told: told || overdue)
+        let wasOpen = device.life == .grabbing || device.life == .waiting
+        device.life = .refused
+        devices[node] = device
+        return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, error: error, fix: fix))] : [])
+            + [.wakeUp(after: retry)]
+    }
+
+    /// A key event of the node: `value` 1 down, 0 up, 2 auto-repeat (which is no press).
+    public mutating func key(_ code: UInt16, value: Int32, on node: String) -> [Action] {
+        guard var device = devices[node], !device.dropping else { return [] }
+        switch device.life {
+        case .waiting, .grabbing:
+            // Not the daemon's yet: its keys still reach everyone else, so they are no presses.
+            if value == 0 { device.down.remove(code) } else { device.down.insert(code) }
+            devices[node] = device
+            return device.life == .waiting ? grabIfIdle(node) : []
+        case .grabbed:
+            guard value != 2 else { return [] }
+            device.lastKey = code
+            guard configuration.wants(code) else {
+                devices[node] = device
+                return []
+            }
+            if value == 0 {
+                device.down.remove(code)
+                devices[node] = device
+                return [.keyUp(code, device.ref, .keyUp)]
+            }
+            device.down.insert(code)
+            devices[node] = device
+            return [.keyDown(code, device.ref)]
+        case .closed, .opening, .refused:
+            return []
+        }
+    }
+
+    /// The node's client buffer overflowed (SYN_DROPPED): its events up to the next SYN_REPORT are
+    /// dropped, and the keys read again after it.
+    public mutating func dropped(_ node: String) -> [Action] {
+        devices[node]?.dropping = true
+        return []
+    }
+
+    /// The node's SYN_REPORT: the end of a frame of events.
+    public mutating func synced(_ node: String) -> [Action] {
+        guard devices[node]?.dropping == true else { return [] }
+        devices[node]?.dropping = false
+        return [.readKeys(node)]
+    }
+
+    /// The keys down on the node, read again after dropped events: the downs and ups missed are told now.
+    public mutating func keysRead(_ node: String, _ keys: Set<UInt16>) -> [Action] {
+        guard var device = devices[node] else { return [] }
+        switch device.life {
+        case .waiting:
+            device.down = keys
+            devices[node] = device
+            return grabIfIdle(node)
+        case .grabbed:
+            let wanted = keys.filter(configuration.wants)
+            let ups = device.down.subtracting(wanted).sorted().map { Action.keyUp($0, device.ref, .keyUp) }
+            let downs = wanted.subtracting(device.down).sorted().map { Action.keyDown($0, device.ref) }
+            device.down = wanted
+            devices[node] = device
+            return ups + downs
+        case .closed, .opening, .grabbing, .refused:
+            return []
+        }
+    }
+
+    /// Reading the node failed because its device is gone (ENODEV): forgotten, its keys released. A
+    /// later scan finds it again if it comes back.
+    public mutating func gone(_ node: String) -> [Action] {
+        guard let device = devices[node] else { return [] }
+        return forget(node, device, cause: .deviceGone)
+    }
+
+    /// The time is `now`, as a `wakeUp` asked: refused nodes that are due are tried again.
+    public mutating func wakeUp(at now: Duration) -> [Action] {
+        guard !paused else { return [] }
+        return devices.keys.sorted().flatMap { node -> [Action] in
+            guard let device = devices[node], device.life == .refused, let refusal = device.refusal, refusal.due <= now else { return [] }
+            return open(node, at: now)
+        }
+    }
+
+    /// Lets every device go until `resume`, their keys released: the keys act normally meanwhile.
+    public mutating func pause() -> [Action] {
+        guard !paused, !stopped else { return [] }
+        paused = true
+        return letGo(cause: .paused)
+    }
+
+    /// Takes the devices again.
+    public mutating func resume(at now: Duration) -> [Action] {
+        guard paused, !stopped else { return [] }
+        paused = false
+        return devices.keys.sorted().flatMap { open($0, at: now) }
+    }
+
+    /// Lets every device go for good.
+    public mutating func shutdown() -> [Action] {
+        guard !stopped else { return [] }
+        stopped = true
+        return letGo(cause: .stopped)
+    }
+
+    /// Whether the devices are left to everyone else now.
+    public var isPaused: Bool { paused || stopped }
+    /// Whether they are, for good.
+    public var isStopped: Bool { stopped }
+
+    // MARK: - One device
+
+    private mutating func open(_ node: String, at now: Duration) -> [Action] {
+        guard var device = devices[node], !isPaused else { return [] }
+        switch device.life {
+        case .opening, .waiting, .grabbing, .grabbed: return []
+        case .closed, .refused: break
+        }
+        device.life = .opening
+        device.dropping = false
+        devices[node] = device
+        return [.open(node)]
+    }
+
+    /// Grabs the node once no key on it is down.
+    private mutating func grabIfIdle(_ node: String) -> [Action] {
+        guard var device = devices[node], device.life == .waiting, device.down.isEmpty else { return [] }
+        device.life = .grabbing
+        devices[node] = device
+        return [.grab(node)]
+    }
+
+    /// Closes the node, releasing its keys down, and forgets it.
+    private mutating func forget(_ node: String, _ device: InputDevice, cause: ReleaseCause) -> [Action] {
+        devices[node] = nil
+        return release(device, cause: cause) + (device.isOpen ? [.close(node)] : []) + [.report(.gone(device.ref))]
+    }
+
+    /// Closes every open node, releasing its keys down; they stay known, to be opened again.
+    private mutating func letGo(cause: ReleaseCause) -> [Action] {
+        devices.keys.sorted().flatMap { node -> [Action] in
+            guard var device = devices[node] else { return [] }
+            let actions = release(device, cause: cause) + (device.isOpen ? [.close(node)] : [])
+            device.life = .closed
+            device.refusal = nil
+            device.down = []
+            devices[node] = device
+            return actions
+        }
+    }
+
+    private func release(_ device: InputDevice, cause: ReleaseCause) -> [Action] {
+        guard device.life == .grabbed else { return [] }
+        return device.down.sorted().map { .keyUp($0, device.ref, cause) }
+    }
+}
+
+/// What happened to a device, for the log.
+public enum InputReport: Hashable, Sendable {
+    /// The device is grabbed: its keys are presses now.
+    case grabbed(DeviceRef, match: DeviceMatch)
+    /// The device has stayed refused past `InputSource.refusalGrace`.
+    case refused(DeviceRef, error: String, fix: String)
+    /// The device went away.
+    case gone(DeviceRef)
+}

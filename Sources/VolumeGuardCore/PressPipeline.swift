@@ -1,0 +1,89 @@
+import GuardProtocol
+
+/// Where every press goes, whichever source saw it: numbered, counted, paired with its release, and
+/// looked at for gestures. A pure value, like the sources' machines: fed what a source saw, it returns
+/// what to send. The shell then hands the lines to the subscribers (whose hub keeps the history that
+/// `since` replays) and the presses to the actions, the same for every source.
+///
+/// The sink's presses have no ups, so `GestureDetector` guesses holds and double presses from their
+/// timing; a device's keys go down and up, and `HeldKeys` times those.
+public struct PressPipeline: Sendable {
+    /// What to do with what the pipeline made.
+    public enum Action: Hashable, Sendable {
+        /// Send a press to every subscriber and run the actions it matches.
+        case publish(Press)
+        /// Send a release to every subscriber.
+        case release(Release)
+        /// Send a gesture to the subscribers that want them.
+        case gesture(Gesture)
+        /// Call `wakeUp(at:)` after this long: a gesture may complete in silence then. Earlier calls
+        /// do no harm, so a shell may keep one timer per request or just the earliest.
+        case wakeUp(after: Duration)
+    }
+
+    /// The seq of the last press; 0 before the first.
+    public private(set) var lastSeq: UInt64 = 0
+    /// The volume keys' presses, in key steps, from every source.
+    public private(set) var counts = PressCounts()
+    private var guessed: GestureDetector
+    private var held: HeldKeys
+
+    public init(thresholds: GestureDetector.Thresholds = .init()) {
+        guessed = GestureDetector(thresholds: thresholds)
+        held = HeldKeys(thresholds: thresholds)
+    }
+
+    /// A press of the volume key `direction`, `count` key steps, seen on the sink named `sink` at `now`.
+    public mutating func sinkPressed(_ direction: Direction, count: Int, sink: String, at now: Duration) -> [Action] {
+        let press = number(Press(seq: 0, direction: direction, count: count, origin: .sink(sink)))
+        return [.publish(press)] + tell(guessed.press(direction, seq: press.seq, count: count, sink: sink, at: now))
+    }
+
+    /// `key` went down on `device` at `now`. A key already down (read back after SYN_DROPPED) is no new
+    /// press.
+    public mutating func keyDown(_ key: UInt16, on device: DeviceRef, at now: Duration) -> [Action] {
+        let slot = HeldKeys.Slot(device: device, key: key)
+        guard held.down[slot] == nil else { return [] }
+        let press = number(Press(seq: 0, direction: Direction(key: key), key: key, count: 1, origin: .device(device)))
+        return [.publish(press)] + tell(held.pressed(press, slot: slot, at: now))
+    }
+
+    /// `key` of `device` is no longer down, for `cause`, at `now`. Nothing for a key not down.
+    public mutating func keyUp(_ key: UInt16, on device: DeviceRef, cause: ReleaseCause, at now: Duration) -> [Action] {
+        guard let (release, gestures) = held.released(.init(device: device, key: key), cause: cause, at: now) else { return [] }
+        return [.release(release)] + gestures.map(Action.gesture)
+    }
+
+    /// Looks again at `now`, as a `wakeUp` asked.
+    public mutating func wakeUp(at now: Duration) -> [Action] {
+        tell(guessed.wakeUp(at: now)) + tell(held.wakeUp(at: now))
+    }
+
+    /// The sink's presses stopped for a reason other than their key (the audio server went away): a
+    /// hold guessed from them ends now.
+    public mutating func sinkInterrupted(at now: Duration) -> [Action] {
+        guessed.interrupt(at: now).map(Action.gesture)
+    }
+
+    /// New gesture thresholds: a hold guessed from the sink's presses ends at once, told as such; a
+    /// device's keys down keep their presses, and are judged by the new thresholds from their next down.
+    public mutating func reconfigure(_ thresholds: GestureDetector.Thresholds, at now: Duration) -> [Action] {
+        guard thresholds != guessed.thresholds else { return [] }
+        let ended = sinkInterrupted(at: now)
+        guessed = GestureDetector(thresholds: thresholds)
+        held.thresholds = thresholds
+        return ended
+    }
+
+    private mutating func number(_ press: Press) -> Press {
+        var numbered = press
+        lastSeq += 1
+        numbered.seq = lastSeq
+        if let direction = press.direction { counts[direction] += press.count }
+        return numbered
+    }
+
+    private func tell(_ found: (gestures: [Gesture], wakeUp: Duration?)) -> [Action] {
+        found.gestures.map(Action.gesture) + (found.wakeUp.map { [.wakeUp(after: $0)] } ?? [])
+    }
+}

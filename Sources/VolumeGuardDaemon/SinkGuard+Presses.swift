@@ -1,0 +1,37 @@
+import FoundationEssentials
+import GuardProtocol
+import NIOCore
+import VolumeGuardCore
+
+/// The press pipeline's end, the same for every source: lines to the subscribers (presses kept for
+/// replays), presses to the actions.
+extension SinkGuard {
+    /// Performs what the `PressPipeline` made of a source's press or release.
+    func pass(_ made: [PressPipeline.Action]) {
+        for action in made {
+            switch action {
+            case .publish(let press):
+                logger.debug(
+                    "press",
+                    metadata: ["seq": "\(press.seq)", "press": "\(press.direction?.rawValue ?? press.key.map(KeyNames.name) ?? "")", "count": "\(press.count)"])
+                noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: PressMessage(press, time: timestamp))))
+                actions.run(for: press)
+            case .release(let release):
+                logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
+                noteCutLoose(hub.publishRelease(ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
+            case .gesture(let gesture):
+                logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
+                noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
+            case .wakeUp(let delay):
+                schedule(at: now + delay) { $0.pass($0.pipeline.wakeUp(at: $0.now)) }
+            }
+        }
+    }
+
+    private var timestamp: String { WireFormat.timestamp(Date()) }
+
+    /// Subscribers that stopped reading were dropped.
+    func noteCutLoose(_ count: Int) {
+        for _ in 0..<count { logger.notice("subscriber cut loose: it stopped reading") }
+    }
+}

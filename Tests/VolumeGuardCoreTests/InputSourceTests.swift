@@ -1,0 +1,156 @@
+import GuardProtocol
+import Testing
+
+@testable import VolumeGuardCore
+
+/// A shutter remote that is two devices, as the AB Shutter3 is, and a device that nobody configured.
+enum Remote {
+    static let keyboard = InputDeviceInfo(node: "/dev/input/event5", name: "AB Shutter3 Keyboard", vendor: 0x2717, product: 0x0040, keys: [28])
+    static let consumer = InputDeviceInfo(
+        node: "/dev/input/event6", name: "AB Shutter3 Consumer Control", vendor: 0x2717, product: 0x0040, keys: [115, 114])
+    static let laptop = InputDeviceInfo(node: "/dev/input/event2", name: "AT Translated Set 2 keyboard", vendor: 1, product: 1, keys: [113, 114, 115, 28])
+    static let lookalike = InputDeviceInfo(node: "/dev/input/event7", name: "AB Shutter30", vendor: 0x1234, product: 0x0040, keys: [115])
+    static var consumerRef: DeviceRef { DeviceRef(name: consumer.name, node: consumer.node) }
+}
+
+@Suite("Input devices: the input source's machine")
+struct InputSourceTests {
+    var source = InputSource(configuration: .init(matches: [DeviceMatch("AB Shutter3")!], keys: [28]))
+
+    /// Scans `present` and performs the opens and grabs it asks for, as a shell whose opens all succeed.
+    mutating func take(_ present: [InputDeviceInfo], keysDown: Set<UInt16> = []) -> [InputSource.Action] {
+        var done: [InputSource.Action] = []
+        var queue = source.scanned(present, at: .zero)
+        while !queue.isEmpty {
+            let action = queue.removeFirst()
+            done.append(action)
+            switch action {
+            case .open(let node): queue += source.opened(node, keysDown: keysDown)
+            case .grab(let node): queue += source.grabbed(node)
+            default: break
+            }
+        }
+        return done
+    }
+
+    @Test("A remote named once is taken whole: both of its devices are opened and grabbed; others are never opened")
+    mutating func matching() {
+        let done = take([Remote.laptop, Remote.keyboard, Remote.consumer, Remote.lookalike])
+        #expect(done.filter { if case .open = $0 { true } else { false } } == [.open(Remote.keyboard.node), .open(Remote.consumer.node)])
+        #expect(source.devices.values.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.grabbed, .grabbed])
+        #expect(source.devices[Remote.laptop.node] == nil)
+        #expect(source.devices[Remote.lookalike.node] == nil)
+    }
+
+    @Test("A device is grabbed only once no key on it is down, so a key held then is not left stuck for others")
+    mutating func grabWaitsForKeysUp() {
+        let done = take([Remote.consumer], keysDown: [115])
+        #expect(!done.contains(.grab(Remote.consumer.node)))
+        #expect(source.devices[Remote.consumer.node]?.state == .waiting)
+        #expect(source.key(115, value: 2, on: Remote.consumer.node).isEmpty, "a repeat of the held key changes nothing")
+        #expect(source.key(115, value: 0, on: Remote.consumer.node) == [.grab(Remote.consumer.node)])
+        #expect(source.grabbed(Remote.consumer.node) == [.report(.grabbed(Remote.consumerRef, match: .name("AB Shutter3")))])
+    }
+
+    @Test("A down is a press and an up a release; repeats are no presses; keys nobody wants are swallowed but no press")
+    mutating func keys() {
+        _ = take([Remote.consumer, Remote.keyboard])
+        let node = Remote.consumer.node
+        #expect(source.key(115, value: 1, on: node) == [.keyDown(115, Remote.consumerRef)])
+        #expect(source.key(115, value: 2, on: node).isEmpty)
+        #expect(source.key(115, value: 0, on: node) == [.keyUp(115, Remote.consumerRef, .keyUp)])
+        #expect(source.key(30, value: 1, on: node).isEmpty, "KEY_A is not configured")
+        #expect(source.devices[node]?.lastKey == 30)
+        let keyboard = DeviceRef(name: Remote.keyboard.name, node: Remote.keyboard.node)
+        #expect(source.key(28, value: 1, on: Remote.keyboard.node) == [.keyDown(28, keyboard)], "KEY_ENTER is configured")
+    }
+
+    @Test("A device that vanishes during a hold releases the key for that reason, and is taken again when it comes back")
+    mutating func goneDuringHold() {
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: Remote.consumer.node)
+        let gone = source.gone(Remote.consumer.node)
+        #expect(gone == [.keyUp(115, Remote.consumerRef, .deviceGone), .close(Remote.consumer.node), .report(.gone(Remote.consumerRef))])
+        #expect(source.scanned([], at: .seconds(1)).isEmpty, "already forgotten")
+        let back = take([Remote.consumer])
+        #expect(back.contains(.grab(Remote.consumer.node)))
+    }
+
+    @Test("A device missing from a scan is gone; a node taken by another device is a new device")
+    mutating func scanTellsComingAndGoing() {
+        _ = take([Remote.consumer])
+        let replaced = InputDeviceInfo(node: Remote.consumer.node, name: "Some Mouse", vendor: 9, product: 9, keys: [272])
+        let actions = source.scanned([replaced], at: .seconds(1))
+        #expect(actions == [.close(Remote.consumer.node), .report(.gone(Remote.consumerRef))])
+        #expect(source.devices.isEmpty)
+    }
+
+    @Test("A node it may not open is retried, faster at first, forever; the log hears of it once it lasts past the grace")
+    mutating func refusedIsRetried() {
+        let node = Remote.consumer.node
+        #expect(source.scanned([Remote.consumer], at: .zero) == [.open(node)])
+        var now = Duration.zero
+        var waits: [Duration] = []
+        var told = 0
+        for _ in 0..<8 {
+            let actions = source.refused(node, error: "permission denied", fix: "see devices --udev-rule", at: now)
+            told += actions.count { if case .report = $0 { true } else { false } }
+            guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
+            waits.append(wait)
+            #expect(source.devices[node]?.state == .refused)
+            #expect(source.wakeUp(at: now + wait - .milliseconds(1)).isEmpty, "not before it is due")
+            now += wait
+            #expect(source.wakeUp(at: now) == [.open(node)])
+        }
+        #expect(waits.first == InputSource.firstRetry)
+        #expect(waits.last == InputSource.slowestRetry)
+        #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(told == 1)
+        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+    }
+
+    @Test("A scan that sees a refused node tries it at once: udev may have just given it its permissions")
+    mutating func scanRetriesRefused() {
+        let node = Remote.consumer.node
+        _ = source.scanned([Remote.consumer], at: .zero)
+        _ = source.refused(node, error: "permission denied", fix: "", at: .zero)
+        #expect(source.scanned([Remote.consumer], at: .milliseconds(10)) == [.open(node)])
+    }
+
+    @Test("A grab another program holds is refused and retried; the open node is closed meanwhile")
+    mutating func busyGrab() {
+        let node = Remote.consumer.node
+        _ = source.scanned([Remote.consumer], at: .zero)
+        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+        let actions = source.refused(node, error: "another program grabbed it", fix: "", at: .zero)
+        #expect(actions.first == .close(node))
+    }
+
+    @Test("Dropped events: the frame is ignored, the keys read again after it, and the downs and ups missed told")
+    mutating func dropped() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        _ = source.dropped(node)
+        #expect(source.key(114, value: 1, on: node).isEmpty, "in the dropped frame")
+        #expect(source.synced(node) == [.readKeys(node)])
+        #expect(source.keysRead(node, [114, 30]) == [.keyUp(115, Remote.consumerRef, .keyUp), .keyDown(114, Remote.consumerRef)])
+        #expect(source.synced(node).isEmpty)
+    }
+
+    @Test("Paused, every device is let go, its keys released; resumed, taken again; stopped, for good")
+    mutating func pauseResumeStop() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        #expect(source.pause() == [.keyUp(115, Remote.consumerRef, .paused), .close(node)])
+        #expect(source.devices[node]?.state == .paused)
+        #expect(source.scanned([Remote.consumer, Remote.keyboard], at: .zero).isEmpty, "nothing opened while paused")
+        #expect(source.resume(at: .zero) == [.open(Remote.keyboard.node), .open(node)])
+        _ = source.opened(node, keysDown: [])
+        _ = source.grabbed(node)
+        #expect(source.shutdown() == [.close(node)])
+        #expect(source.isStopped)
+        #expect(source.resume(at: .zero).isEmpty)
+    }
+}

@@ -1,0 +1,86 @@
+import GuardProtocol
+import Testing
+
+@testable import VolumeGuardCore
+
+@Suite("The press pipeline: one for every source")
+struct PressPipelineTests {
+    var pipeline = PressPipeline()
+    let remote = DeviceRef(name: "AB Shutter3 Consumer Control", node: "/dev/input/event6")
+
+    func published(_ actions: [PressPipeline.Action]) -> [Press] {
+        actions.compactMap { if case .publish(let press) = $0 { press } else { nil } }
+    }
+
+    func gestures(_ actions: [PressPipeline.Action]) -> [GestureKind] {
+        actions.compactMap { if case .gesture(let gesture) = $0 { gesture.kind } else { nil } }
+    }
+
+    @Test("Presses of both sources share one seq, and the volume keys' counts")
+    mutating func oneSeq() {
+        let sink = published(pipeline.sinkPressed(.up, count: 2, sink: "guard_a", at: .zero))
+        let key = published(pipeline.keyDown(115, on: remote, at: .seconds(1)))
+        let enter = published(pipeline.keyDown(28, on: remote, at: .seconds(2)))
+        #expect(sink == [Press(seq: 1, direction: .up, count: 2, sink: "guard_a")])
+        #expect(key == [Press(seq: 2, direction: .up, key: 115, count: 1, origin: .device(remote))])
+        #expect(enter == [Press(seq: 3, direction: nil, key: 28, count: 1, origin: .device(remote))])
+        #expect(pipeline.lastSeq == 3)
+        #expect(pipeline.counts.up == 3)
+    }
+
+    @Test("A release carries its press's seq, how long the key was down, and why it ended")
+    mutating func release() {
+        _ = pipeline.keyDown(115, on: remote, at: .seconds(1))
+        let up = pipeline.keyUp(115, on: remote, cause: .keyUp, at: .seconds(1) + .milliseconds(120))
+        #expect(up == [.release(Release(seq: 1, direction: .up, key: 115, device: remote, cause: .keyUp, held: .milliseconds(120)))])
+        #expect(pipeline.keyUp(115, on: remote, cause: .keyUp, at: .seconds(2)).isEmpty, "a key not down has nothing to release")
+    }
+
+    @Test("A device's key held past the hold delay is a hold, ended by its release with the release's cause")
+    mutating func hold() {
+        let down = pipeline.keyDown(115, on: remote, at: .zero)
+        #expect(down.last == .wakeUp(after: GestureDetector.Thresholds().holdDelay))
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(499))).isEmpty)
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(500))) == [.holdStart])
+        let up = pipeline.keyUp(115, on: remote, cause: .deviceGone, at: .seconds(2))
+        guard case .gesture(let end)? = up.last else { Issue.record("no hold end"); return }
+        #expect(end.kind == .holdEnd)
+        #expect(end.cause == .deviceGone)
+        #expect(end.seq == 1)
+    }
+
+    @Test("A second down soon after a short press is a double press, told at once; a third starts afresh")
+    mutating func double() {
+        _ = pipeline.keyDown(28, on: remote, at: .zero)
+        _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(80))
+        #expect(gestures(pipeline.keyDown(28, on: remote, at: .milliseconds(300))) == [.double])
+        _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(380))
+        #expect(gestures(pipeline.keyDown(28, on: remote, at: .milliseconds(500))).isEmpty)
+        _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(580))
+        #expect(gestures(pipeline.keyDown(28, on: remote, at: .seconds(2))).isEmpty, "too late for a double")
+    }
+
+    @Test("A hold is no first half of a double press")
+    mutating func holdThenPress() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        _ = pipeline.wakeUp(at: .milliseconds(500))
+        _ = pipeline.keyUp(115, on: remote, cause: .keyUp, at: .milliseconds(600))
+        #expect(gestures(pipeline.keyDown(115, on: remote, at: .milliseconds(700))).isEmpty)
+    }
+
+    @Test("The sink's holds are guessed from repeats and end when the sink's presses are interrupted")
+    mutating func sinkHold() {
+        var actions: [PressPipeline.Action] = []
+        for index in 0..<6 { actions += pipeline.sinkPressed(.up, count: 1, sink: "guard_a", at: .milliseconds(300 + 33 * index)) }
+        #expect(gestures(actions) == [.holdStart])
+        #expect(gestures(pipeline.sinkInterrupted(at: .seconds(1))) == [.holdEnd])
+    }
+
+    @Test("New thresholds end a guessed hold at once and judge the next presses")
+    mutating func reconfigure() {
+        for index in 0..<4 { _ = pipeline.sinkPressed(.up, count: 1, sink: "guard_a", at: .milliseconds(50 * index)) }
+        let ended = pipeline.reconfigure(.init(repeatPeriod: .milliseconds(20)), at: .milliseconds(200))
+        #expect(gestures(ended) == [.holdEnd])
+        #expect(pipeline.reconfigure(.init(repeatPeriod: .milliseconds(20)), at: .milliseconds(200)).isEmpty, "the same again changes nothing")
+    }
+}
