@@ -226,6 +226,15 @@ class Daemon:
     def device_entries(self, status: Message | None = None) -> list[Message]:
         return list((status or self.status()).get("devices", []))
 
+    def wait_status(self, what: str, predicate: Callable[[Message], bool], timeout: float = WAIT) -> Message:
+        """The first status reply `predicate` accepts, asking again until it comes."""
+        deadline = time.monotonic() + timeout
+        while not predicate(status := self.status()):
+            if time.monotonic() > deadline:
+                raise Timeout(f"{what}: not within {timeout:.0f} s; the last status: {json.dumps(status)}")
+            time.sleep(0.1)
+        return status
+
     def wait_device(self, what: str, predicate: Callable[[Message], bool], timeout: float = WAIT) -> Message:
         """The first status device entry `predicate` accepts, asking again until it comes."""
         deadline = time.monotonic() + timeout
@@ -267,9 +276,16 @@ class Daemon:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def log_tail(self, count: int = 40) -> str:
-        lines = self.log().splitlines()[-count:]
-        return "\n".join(f"    | {line}" for line in lines) or "    | (empty log)"
+    def wait_log(self, predicate: Callable[[str], bool], timeout: float = WAIT) -> str | None:
+        """The first line of the log that `predicate` accepts, waiting for it to be written; None if none is."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.log().splitlines():
+                if predicate(line):
+                    return line
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.1)
 
 
 class Checks:
@@ -285,7 +301,8 @@ class Checks:
         self.scenario_name = "setup"
         self.began = time.monotonic()
         self.daemon: Daemon | None = None
-        """The daemon whose log a failure shows."""
+        """The daemon the scenarios drive now: a failure shows its whole log at the end."""
+        self.to_show: list[Daemon] = []
         self.completed = True
         """Whether the last scenario ran to its end: the ones after it may need what it made."""
 
@@ -297,6 +314,8 @@ class Checks:
         else:
             self.failed.append(full)
             print(f"CHECK FAIL {full}: {detail}", flush=True)
+            if self.daemon is not None and self.daemon not in self.to_show:
+                self.to_show.append(self.daemon)
         return condition
 
     def equal(self, name: str, actual: object, expected: object) -> bool:
@@ -315,13 +334,14 @@ class Checks:
             yield
             self.completed = True
         except Exception as error:
-            detail = str(error) if isinstance(error, Timeout) else traceback.format_exc()
-            if self.daemon is not None and self.daemon.process is not None:
-                detail += f"\n  {self.daemon.label}'s log (last lines):\n{self.daemon.log_tail()}"
-            self.check("completed", False, detail)
+            self.check("completed", False, str(error) if isinstance(error, Timeout) else traceback.format_exc())
         print(f"INFO {name} took {time.monotonic() - began:.1f} s", flush=True)
 
     def result(self) -> int:
+        for daemon in self.to_show:
+            if daemon.log_path.exists():
+                print(f"LOG {daemon.label}, which failed checks:", flush=True)
+                print("\n".join(f"  | {line}" for line in daemon.log().splitlines()), flush=True)
         seconds = time.monotonic() - self.began
         print(f"RESULT passed={self.passed} failed={len(self.failed)} seconds={seconds:.1f}", flush=True)
         for name in self.failed:

@@ -413,7 +413,9 @@ class InputDaemonScenarios:
         refused = self.daemon.wait_device("the slow remote refused", entry_of(self.slow, "refused"))
         self.checks.check("refused: error", bool(refused.get("error")), refused)
         self.checks.check("refused: fix", bool(refused.get("fix")), refused)
-        self.checks.check("the log names the device", SLOW in self.daemon.log(), self.daemon.log_tail())
+        # Told once the node stays refused past a grace (udev gives nodes away a moment after they appear).
+        told = self.daemon.wait_log(lambda line: "error" in line and SLOW in line and "/dev/input" in line)
+        self.checks.check("the log tells the error, naming the device", told is not None, "no such line")
         listing = self.user.run([str(self.binary), "devices", "--json"])
         entry = {e.get("node"): e for e in json.loads(listing.stdout)}.get(self.slow.node, {})
         shown = {key: entry.get(key) for key in ("readable", "grabbed", "state")}
@@ -554,7 +556,8 @@ def both_daemon(checks: Checks, binary: Path) -> None:
             seconds = daemon.start()
             checks.info(f"the both daemon answered {seconds:.1f} s after it was started")
             subscriber = daemon.subscribe()
-            status = daemon.status()
+            # It serves its socket at once, and guards once PulseAudio answers.
+            status = daemon.wait_status("guarding", lambda status: status.get("state") == "guarding")
             checks.equal("source", status.get("source"), "both")
             checks.equal("sink", status.get("sink"), "guard_a")
             checks.check("server", str(status.get("server", "")).startswith("pulseaudio"), status)
