@@ -184,26 +184,29 @@ class Device:
             os.close(self._fd)
         self._fd = self.node = self.sysname = None
 
-    def send(self, key: str | int, value: int) -> float:
-        """One frame: the scan code, the key's value (1 down, 2 repeat, 0 up) and SYN_REPORT.
+    def send(self, *steps: tuple[str | int, int]) -> float:
+        """A frame for each (key, value): the scan code, the key's value (1 down, 2 repeat, 0 up) and
+        SYN_REPORT, all in one write. The kernel hands them to the readers within that write: more than a
+        reader's buffer holds (64 events for a device like these) overflow it, and it gets SYN_DROPPED.
 
         Returns the wall-clock time just before the write: the kernel stamps the events during it.
         """
         assert self._fd is not None, f"{self.name} does not exist"
-        code = key_code(key)
-        frame = b""
-        if (scan := SCAN_CODES.get(key_name(code))) is not None:
-            frame += EVENT.pack(0, 0, EV_MSC, MSC_SCAN, scan)
-        frame += EVENT.pack(0, 0, EV_KEY, code, value) + EVENT.pack(0, 0, EV_SYN, SYN_REPORT, 0)
+        frames = b""
+        for key, value in steps:
+            code = key_code(key)
+            if (scan := SCAN_CODES.get(key_name(code))) is not None:
+                frames += EVENT.pack(0, 0, EV_MSC, MSC_SCAN, scan)
+            frames += EVENT.pack(0, 0, EV_KEY, code, value) + EVENT.pack(0, 0, EV_SYN, SYN_REPORT, 0)
         stamp = time.time()
-        os.write(self._fd, frame)
+        os.write(self._fd, frames)
         return stamp
 
     def down(self, key: str | int) -> float:
-        return self.send(key, 1)
+        return self.send((key, 1))
 
     def up(self, key: str | int) -> float:
-        return self.send(key, 0)
+        return self.send((key, 0))
 
     def press(self, key: str | int) -> float:
         """A tap: down, then up at once."""

@@ -236,6 +236,7 @@ class InputDaemonScenarios:
                 self.near_names,
                 self.hold,
                 self.double,
+                self.dropped_events,
                 self.made_after_start,
                 self.by_id_path,
                 self.readable_later,
@@ -381,6 +382,25 @@ class InputDaemonScenarios:
         self.checks.equal("double", (double.get("direction"), double.get("key"), double.get("source")), ("down", "KEY_VOLUMEDOWN", "input"))
         self.subscriber.wait_for("the second release", is_release(second["seq"]), mark)
         self.checks.equal("no hold", [m for m in self.subscriber.since(mark) if m.get("gesture") == "hold_start"], [])
+
+    def dropped_events(self) -> None:
+        """Two hundred taps and a down in one write, ten times what a reader's buffer holds: the daemon gets
+        SYN_DROPPED, reads the keys' state again, and takes the key that is still down from there."""
+        device = self.shutter.consumer
+        mark = self.subscriber.mark()
+        device.send(*[("KEY_VOLUMEDOWN", value) for _ in range(200) for value in (1, 0)], ("KEY_VOLUMEDOWN", 1))
+        device.up("KEY_VOLUMEDOWN")
+        press, release = tap(self.subscriber, device, "KEY_VOLUMEUP")
+        flood = [m for m in self.subscriber.since(mark) if m.get("key") == "KEY_VOLUMEDOWN"]
+        presses = [m for m in flood if m.get("type") == "press"]
+        releases = [m for m in flood if m.get("type") == "release"]
+        # Had the daemon read them all, there would be 201 presses: the kernel dropped some for it.
+        self.checks.check("events were dropped", len(presses) < 201, f"{len(presses)} presses")
+        self.checks.equal("a release for every press", sorted(m["seq"] for m in releases), sorted(m["seq"] for m in presses))
+        self.checks.equal("a tap after it", (press.get("direction"), release.get("cause")), ("up", "key-up"))
+        press, release = tap(self.subscriber, device, "KEY_VOLUMEDOWN")
+        self.checks.equal("the flooded key is a press again", (press.get("direction"), release.get("cause")), ("down", "key-up"))
+        self.checks.equal("still grabbed", self.daemon.wait_device("the consumer control", entry_of(device)).get("state"), "grabbed")
 
     def made_after_start(self) -> None:
         # By vendor:product. The node is the self.user's as soon as it appears, as udev's rules make it.
