@@ -410,7 +410,7 @@ class InputDaemonScenarios:
         self.checks.equal("still grabbed", self.daemon.wait_device("the consumer control", entry_of(device)).get("state"), "grabbed")
 
     def made_after_start(self) -> None:
-        # By vendor:product. The node is the self.user's as soon as it appears, as udev's rules make it.
+        # By vendor:product. The node is the user's as soon as it appears, as udev's rules make it.
         self.presenter.create().give_to(self.user.uid, self.user.gid)
         device = self.presenter.keyboard
         entry = self.daemon.wait_device("the presenter grabbed", entry_of(device, "grabbed"))
@@ -435,7 +435,7 @@ class InputDaemonScenarios:
         self.checks.equal("press", (press.get("direction"), press.get("device")), ("up", self.clicker.name))
 
     def readable_later(self) -> None:
-        # devtmpfs makes the node root's, mode 600: the self.daemon's self.user cannot open it until "udev" gives it.
+        # devtmpfs makes the node root's, mode 600: the daemon's user cannot open it until "udev" gives it.
         self.slow.create()
         refused = self.daemon.wait_device("the slow remote refused", entry_of(self.slow, "refused"))
         self.checks.check("refused: error", bool(refused.get("error")), refused)
@@ -487,13 +487,15 @@ class InputDaemonScenarios:
             entry = self.daemon.wait_device("paused in status", entry_of(self.shutter.consumer))
             self.checks.equal("status: device state", entry.get("state"), "paused")
             self.checks.equal("status: state", self.daemon.status().get("state"), "paused")
-            # Let go: the key's up and a new tap reach self.other readers now.
+            # Let go: the key's up and a new tap reach other readers now.
             self.shutter.consumer.up("KEY_VOLUMEDOWN")
             self.shutter.consumer.press("KEY_VOLUMEUP")
             got = [(event.key, event.value) for event in reader.wait(3, WAIT, repeats=False)]
             self.checks.equal("a second reader gets the keys", got, [("KEY_VOLUMEDOWN", 0), ("KEY_VOLUMEUP", 1), ("KEY_VOLUMEUP", 0)])
             self.checks.equal("resume", self.daemon.request({"cmd": "resume"}).get("type"), "resumed")
             self.checks.equal("status: state once resumed", self.daemon.status().get("state"), "guarding")
+            states = [m["state"] for m in self.subscriber.since(mark) if m.get("type") == "state"]
+            self.checks.equal("state lines", states, ["paused", "guarding"])
             self.daemon.wait_device("grabbed again", entry_of(self.shutter.consumer, "grabbed"))
             tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEUP")
             self.checks.equal("nothing reached a second reader once resumed", reader.pending(), [])
