@@ -19,14 +19,17 @@ import fnmatch
 import json
 import os
 import re
+import select
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
-from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, Daemon, Message, Subscriber, Timeout, executable
+from harness import REPOSITORY, SCRATCH, START_WAIT, WAIT, Account, Checks, Daemon, Message, Subscriber, Timeout, executable
 from remote import BUS_BLUETOOTH, Device, Reader, Remote
 from volume_guard import Client  # the checkout's, which harness puts on sys.path
 
@@ -81,6 +84,22 @@ def marker(subscriber: Subscriber, device: Device, key: str) -> list[Message]:
     press = subscriber.wait_for(f"the press of marker {key} on {device.name}", is_press(device, key), mark)
     lines = subscriber.since(mark)
     return lines[: lines.index(press)]
+
+
+def read_lines(stream: IO[bytes], last: Callable[[str], bool], timeout: float = WAIT) -> list[str]:
+    """A program's output lines, up to the one `last` accepts or for `timeout` seconds."""
+    lines: list[str] = []
+    pending = b""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0 and select.select([stream], [], [], left)[0]:
+        chunk = os.read(stream.fileno(), 4096)
+        if not chunk:
+            break
+        *complete, pending = (pending + chunk).split(b"\n")
+        lines += [line.decode(errors="replace") for line in complete]
+        if any(last(line) for line in lines):
+            break
+    return lines
 
 
 def audio_servers_running() -> list[str]:
@@ -216,7 +235,7 @@ class InputDaemonScenarios:
         self.other = Device("Other Keyboard", ["KEY_VOLUMEUP", "KEY_VOLUMEDOWN", "KEY_ENTER", "KEY_A"], vendor=0x046D, product=0xC31C)
         # Made by the scenarios, after the start.
         self.presenter = Remote.presenter()
-        self.clicker = Device("2.4G Wireless Clicker", ["KEY_VOLUMEUP", "KEY_PAGEDOWN"], vendor=0x3151, product=0x3020)
+        self.clicker = Device("2.4G Wireless Clicker", ["KEY_VOLUMEUP", "KEY_MUTE", "KEY_PAGEDOWN"], vendor=0x3151, product=0x3020)
         self.slow = Device(SLOW, ["KEY_VOLUMEUP", "KEY_VOLUMEDOWN"], bus=BUS_BLUETOOTH, vendor=0x1234, product=0x5678)
 
     def run(self) -> None:
@@ -232,6 +251,7 @@ class InputDaemonScenarios:
                 self.found_at_start,
                 self.grabbed_presses,
                 self.python_client,
+                self.watch,
                 self.unconfigured_device,
                 self.near_names,
                 self.hold,
@@ -345,6 +365,22 @@ class InputDaemonScenarios:
         got = [{key: press.get(key) for key in expected} for press in received]
         self.checks.equal("presses() yields a device's press", got, [expected])
 
+    def watch(self) -> None:
+        """`volume-guard watch`, as a person follows the presses: a device's press and its release, by name."""
+        subscribers = self.daemon.status()["subscribers"]
+        watcher = self.user.popen([str(self.binary), "watch"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            self.daemon.wait_status("watch subscribed", lambda status: status.get("subscribers") == subscribers + 1, START_WAIT)
+            press, _ = tap(self.subscriber, self.shutter.keyboard, "KEY_ENTER")
+            assert watcher.stdout is not None
+            lines = read_lines(watcher.stdout, lambda line: "release" in line and f"#{press['seq']}" in line)
+        finally:
+            watcher.terminate()
+            watcher.wait()
+        ours = [line for line in lines if line.endswith(f"#{press['seq']}")]
+        expected = [f"  KEY_ENTER  {self.shutter.keyboard.name}  #{press['seq']}", f"  release KEY_ENTER  {self.shutter.keyboard.name}  held "]
+        self.checks.check("the press and its release, by key and device", [any(part in line for line in ours) for part in expected] == [True, True], lines)
+
     def unconfigured_device(self) -> None:
         left_alone(self.checks, self.daemon, self.subscriber, self.other, self.shutter.consumer)
 
@@ -433,6 +469,8 @@ class InputDaemonScenarios:
         self.checks.equal("matched by its by-id path", entry.get("match"), CLICKER_LINK)
         press, _ = tap(self.subscriber, self.clicker, "KEY_VOLUMEUP")
         self.checks.equal("press", (press.get("direction"), press.get("device")), ("up", self.clicker.name))
+        press, _ = tap(self.subscriber, self.clicker, "KEY_MUTE")
+        self.checks.equal("KEY_MUTE is a mute press", press.get("direction"), "mute")
 
     def readable_later(self) -> None:
         # devtmpfs makes the node root's, mode 600: the daemon's user cannot open it until "udev" gives it.
@@ -587,7 +625,7 @@ def both_daemon(checks: Checks, binary: Path) -> None:
         return
     shutter = Remote.ab_shutter3().create()
     shutter.give_to(user.uid, user.gid)
-    daemon = Daemon(binary, user, ["--source", "both", "--device", SHUTTER], "the both daemon")
+    daemon = Daemon(binary, user, ["--source", "both", "--device", SHUTTER, "--hold-delay", "300"], "the both daemon")
     checks.daemon = daemon
     try:
         with checks.scenario("both"):
@@ -610,6 +648,14 @@ def both_daemon(checks: Checks, binary: Path) -> None:
             checks.equal("a sink's press", (sink_press.get("direction"), sink_press.get("sink")), ("up", "guard_a"))
             presses = [m for m in subscriber.since(mark) if m.get("type") == "press"]
             checks.equal("one press each, none counted twice", [m.get("source") for m in presses], ["input", "sink"])
+            # --hold-delay 300: held until the hold is told, the key was down at least that long.
+            mark = subscriber.mark()
+            shutter.consumer.down("KEY_VOLUMEDOWN")
+            press = subscriber.wait_for("the press", is_press(shutter.consumer, "KEY_VOLUMEDOWN"), mark)
+            subscriber.wait_for("hold_start", is_gesture("hold_start", press["seq"]), mark)
+            shutter.consumer.up("KEY_VOLUMEDOWN")
+            release = subscriber.wait_for("the release", is_release(press["seq"]), mark)
+            checks.check("--hold-delay: held at least 300 ms", 300 <= release.get("held_ms", 0), release)
             checks.equal("exit status", daemon.stop(), 0)
     finally:
         if daemon.process is not None and daemon.process.poll() is None:
