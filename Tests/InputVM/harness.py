@@ -76,7 +76,13 @@ class Account:
 
     def popen(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            command, env=self.environment, user=self.uid, group=self.gid, extra_groups=[], stdin=subprocess.DEVNULL, **options
+            command,
+            env=self.environment,
+            user=self.uid,
+            group=self.gid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            **options,
         )
 
     def run(self, command: list[str], timeout: float = START_WAIT) -> subprocess.CompletedProcess[str]:
@@ -154,7 +160,9 @@ class Subscriber:
         """The first line at or after `after` that `predicate` accepts; Timeout names `what` and shows the lines."""
         return self.wait_for_timed(what, predicate, after, timeout)[1]
 
-    def wait_for_timed(self, what: str, predicate: Callable[[Message], bool], after: int, timeout: float = WAIT) -> tuple[float, Message]:
+    def wait_for_timed(
+        self, what: str, predicate: Callable[[Message], bool], after: int, timeout: float = WAIT
+    ) -> tuple[float, Message]:
         """`wait_for`, with the time the line arrived."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -193,7 +201,9 @@ class Daemon:
         """Starts it and waits until it answers; returns the seconds that took."""
         began = time.monotonic()
         with open(self.log_path, "wb") as log:
-            self.process = self.account.popen([str(self.binary), "run", *self.arguments], stdout=log, stderr=subprocess.STDOUT)
+            self.process = self.account.popen(
+                [str(self.binary), "run", *self.arguments], stdout=log, stderr=subprocess.STDOUT
+            )
         deadline = began + START_WAIT
         while True:
             try:
