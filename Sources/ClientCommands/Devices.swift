@@ -17,21 +17,28 @@ public struct Devices: AsyncParsableCommand {
         abstract: "List the input devices with keys: whether this user can read them, the daemon grabbed them, the configuration takes them.",
         discussion: """
             The devices come from sysfs (/sys/class/input), which anyone can read; none is opened. \
-            The configuration is the config file's `devices` and `keys`, or --device and --key as `run` takes them.
+            The configuration is the config file's `devices` and `keys`, or --devices and --keys as `run` takes them.
             --udev-rule prints a udev rule that lets the user logged in at the machine read exactly the configured devices \
             (keyboards are root's: a program that can read one can log every key), and says where it goes and how to apply it.
+            --json prints one object per device: node, name, ids, stable_paths, readable, grabbed (absent when no daemon \
+            answers), state (the daemon's, when it reports the device), matches (the configured devices it meets), keys (the \
+            volume keys and configured keys it has), key_count, and fix (for a configured device this user cannot read).
+            Exit codes: 0, also when there is no device; 2 for --udev-rule with no device configured, or a mistake in the config file.
             """
     )
 
     @OptionGroup var socket: SocketOptions
 
     @Option(
+        name: [.customLong("devices"), .customLong("device")],
         help: ArgumentHelp(
-            "A device as `run --device` takes it, in place of the config file's `devices`: a name, vendor:product or a path; repeat for more.",
+            "A device as `run --devices` takes it, in place of the config file's `devices`: a name, vendor:product or a path; repeat for more.",
             valueName: "device"))
     var device: [String] = []
 
-    @Option(help: ArgumentHelp("A key as `run --key` takes it, in place of the config file's `keys`; repeat for more.", valueName: "key"))
+    @Option(
+        name: [.customLong("keys"), .customLong("key")],
+        help: ArgumentHelp("A key as `run --keys` takes it, in place of the config file's `keys`; repeat for more.", valueName: "key"))
     var key: [String] = []
 
     @Flag(help: "Print a udev rule for the configured devices instead (it names the file it goes in).")
@@ -41,8 +48,7 @@ public struct Devices: AsyncParsableCommand {
     var json = false
 
     public func validate() throws {
-        // The settings are `devices` and `keys`; the flags, one device or key each, `--device` and `--key`.
-        if let (key, problem) = flags.problems.first { throw ValidationError("--\(key.dropLast()) \(problem)") }
+        if let (key, problem) = flags.problems.first { throw ValidationError("--\(key) \(problem)") }
         if udevRule && json { throw ValidationError("--udev-rule prints a rule file, not JSON") }
     }
 
@@ -56,7 +62,7 @@ public struct Devices: AsyncParsableCommand {
         let devices = InputDirectory.scan()
         if udevRule {
             guard !matches.isEmpty else {
-                printError("volume-guard: no devices are configured: name them with --device, or with `devices` in the config file")
+                printError("volume-guard: no devices are configured: name them with --devices, or with `devices` in the config file")
                 throw ExitCode(2)
             }
             print(UdevRule.text(for: matches, devices: devices), terminator: "")

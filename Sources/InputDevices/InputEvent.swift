@@ -29,13 +29,10 @@ public struct InputEvent: Hashable, Sendable {
     public static let synchronization = UInt16(EV_SYN)
     /// EV_KEY: a key or button.
     public static let key = UInt16(EV_KEY)
-    /// SYN_REPORT, EV_SYN's code for the end of a frame.
-    public static let report = UInt16(SYN_REPORT)
-    /// SYN_DROPPED, EV_SYN's code for lost events: the reader's buffer overflowed. The events up to the
-    /// next SYN_REPORT are to be dropped, and the keys' state read again (`EvdevFile.keysDown`).
+    /// SYN_DROPPED, EV_SYN's code for lost events: the reader's buffer overflowed, and the keys' state
+    /// is to be read again (`EvdevFile.keysDown`; `InputSource.dropped` says when).
     public static let dropped = UInt16(SYN_DROPPED)
 
     public var isKey: Bool { type == Self.key }
-    public var isReport: Bool { type == Self.synchronization && code == Self.report }
     public var isDropped: Bool { type == Self.synchronization && code == Self.dropped }
 }

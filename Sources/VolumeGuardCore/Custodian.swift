@@ -9,7 +9,7 @@
 /// `recordOriginals`, so that a later run can finish the job.
 struct Custodian: Hashable, Sendable {
     /// A sink being given back.
-    private struct Release: Hashable, Sendable {
+    private struct GivingBack: Hashable, Sendable {
         enum Phase: Hashable, Sendable {
             /// The restore writes, until each is acknowledged.
             case restoring(Set<WriteTag>)
@@ -28,7 +28,8 @@ struct Custodian: Hashable, Sendable {
     private(set) var remembered: [String: SinkLevel]
     /// The names in `remembered` that came from a previous run's record, for the log.
     private var recorded: Set<String>
-    private var releases: [Release] = []
+    /// The sinks being given back now.
+    private var givingBack: [GivingBack] = []
     /// The custody last announced with `recordOriginals`.
     private var announced: [String: SinkLevel]
 
@@ -40,17 +41,17 @@ struct Custodian: Hashable, Sendable {
     }
 
     /// True once every sink given back has been read back at its original level (or given up on).
-    var isReleased: Bool { releases.isEmpty }
+    var allGivenBack: Bool { givingBack.isEmpty }
 
     /// Whether the sink named `name` is being given back.
     func isGivingBack(_ name: String) -> Bool {
-        releases.contains { $0.name == name }
+        givingBack.contains { $0.name == name }
     }
 
     /// Every original the core answers for, `held`'s among them.
     func custody(holding held: GuardCore.Guarded?) -> [String: SinkLevel] {
         var custody = remembered
-        for release in releases { custody[release.name] = release.original }
+        for giving in givingBack { custody[giving.name] = giving.original }
         if let held { custody[held.name] = held.original }
         return custody
     }
@@ -75,9 +76,9 @@ struct Custodian: Hashable, Sendable {
     /// writes took.
     mutating func giveBack(_ index: UInt32, named name: String, original: SinkLevel, ids: inout RequestIDs) -> [GuardAction] {
         remembered[name] = nil
-        var release = Release(sink: index, name: name, original: original, phase: .restoring([]))
-        let writes = restore(&release, ids: &ids)
-        releases.append(release)
+        var giving = GivingBack(sink: index, name: name, original: original, phase: .restoring([]))
+        let writes = restore(&giving, ids: &ids)
+        givingBack.append(giving)
         return writes
     }
 
@@ -97,48 +98,48 @@ struct Custodian: Hashable, Sendable {
         remembered[held.name] = held.original
     }
 
-    /// An acknowledgement of a restore write, or nil when it is none: once a release's writes are all
+    /// An acknowledgement of a restore write, or nil when it is none: once the writes giving a sink back are all
     /// acknowledged, the sink is read to check them.
     mutating func acknowledged(_ tag: WriteTag, ids: inout RequestIDs) -> [GuardAction]? {
-        for position in releases.indices {
-            guard case .restoring(var writes) = releases[position].phase, writes.remove(tag) != nil else { continue }
+        for position in givingBack.indices {
+            guard case .restoring(var writes) = givingBack[position].phase, writes.remove(tag) != nil else { continue }
             guard writes.isEmpty else {
-                releases[position].phase = .restoring(writes)
+                givingBack[position].phase = .restoring(writes)
                 return []
             }
             let ticket = ids.ticket()
-            releases[position].phase = .checking(ticket)
-            return [.readSink(.index(releases[position].sink), ticket)]
+            givingBack[position].phase = .checking(ticket)
+            return [.readSink(.index(givingBack[position].sink), ticket)]
         }
         return nil
     }
 
-    /// The reading that checks a release, or nil when it is none. The sink is back (or gone): it leaves
+    /// The reading that checks a sink given back, or nil when it is none. The sink is back (or gone): it leaves
     /// custody. Otherwise a write did not take (pipewire-pulse's stale cache) and is issued again, up to
     /// `retries` times.
     mutating func checked(_ ticket: ReadTicket, _ reading: SinkState?, retries: Int, ids: inout RequestIDs) -> [GuardAction]? {
-        guard let position = releases.firstIndex(where: { $0.phase == .checking(ticket) }) else { return nil }
-        var release = releases[position]
-        guard let reading, reading.level != release.original else {
-            releases.remove(at: position)
+        guard let position = givingBack.firstIndex(where: { $0.phase == .checking(ticket) }) else { return nil }
+        var giving = givingBack[position]
+        guard let reading, reading.level != giving.original else {
+            givingBack.remove(at: position)
             return []
         }
-        guard release.attempt < retries else {
-            releases.remove(at: position)
-            return [.report(.restoreAbandoned(sink: release.name, original: release.original))]
+        guard giving.attempt < retries else {
+            givingBack.remove(at: position)
+            return [.report(.restoreAbandoned(sink: giving.name, original: giving.original))]
         }
-        release.attempt += 1
-        let writes = restore(&release, ids: &ids)
-        releases[position] = release
-        return [.report(.restoreRetried(sink: release.name, attempt: release.attempt))] + writes
+        giving.attempt += 1
+        let writes = restore(&giving, ids: &ids)
+        givingBack[position] = giving
+        return [.report(.restoreRetried(sink: giving.name, attempt: giving.attempt))] + writes
     }
 
     /// The connection is gone: no restore on it can be acknowledged or checked, so whether one took is
     /// unknown. Its sink stays in custody, remembered: given back if seen again, and kept in the record
     /// for the next start when the guard ends first.
     mutating func connectionLost() {
-        for release in releases { remembered[release.name] = release.original }
-        releases = []
+        for giving in givingBack { remembered[giving.name] = giving.original }
+        givingBack = []
     }
 
     /// The remembered sinks are no longer answered for: at a clean end (a sink gone by then cannot be
@@ -155,14 +156,14 @@ struct Custodian: Hashable, Sendable {
         return (original, recorded.remove(sink.name).map { _ in .recovered(sink: sink.name, to: original) })
     }
 
-    /// Issues the writes that put a released sink back at its original level.
-    private func restore(_ release: inout Release, ids: inout RequestIDs) -> [GuardAction] {
+    /// Issues the writes that put a sink being given back at its original level.
+    private func restore(_ giving: inout GivingBack, ids: inout RequestIDs) -> [GuardAction] {
         let volumeTag = ids.tag()
         let muteTag = ids.tag()
-        release.phase = .restoring([volumeTag, muteTag])
+        giving.phase = .restoring([volumeTag, muteTag])
         return [
-            .setVolume(sink: release.sink, release.original.volume, volumeTag),
-            .setMute(sink: release.sink, release.original.muted, muteTag),
+            .setVolume(sink: giving.sink, giving.original.volume, volumeTag),
+            .setMute(sink: giving.sink, giving.original.muted, muteTag),
         ]
     }
 }

@@ -38,7 +38,7 @@ public enum GuardReport: Hashable, Sendable {
     /// Started holding `sink`: its original level is what will be restored.
     case guarding(sink: String, original: SinkLevel, held: SinkVolume)
     /// Gave `sink` its original level back.
-    case released(sink: String, to: SinkLevel)
+    case givenBack(sink: String, to: SinkLevel)
     /// A reset did not take (pipewire-pulse skips a set equal to its stale cache) and was issued again.
     case resetRetried(sink: String, attempt: Int)
     /// A reset kept not taking; the guard left the sink where it is.

@@ -58,11 +58,11 @@ extension GuardCore {
     // MARK: - Letting go
 
     /// Gives the guarded sink its original level back and stops holding it.
-    mutating func release() -> [GuardAction] {
+    mutating func giveBack() -> [GuardAction] {
         guard let guarded else { return [] }
         let restores = custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
         dropGuarded()
-        return restores + [.report(.released(sink: guarded.name, to: guarded.original))]
+        return restores + [.report(.givenBack(sink: guarded.name, to: guarded.original))]
     }
 
     /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
@@ -84,6 +84,6 @@ extension GuardCore {
     mutating func forget() {
         dropGuarded()
         follower.forget()
-        awaitedRelease = nil
+        awaitedGiveBack = nil
     }
 }

@@ -6,7 +6,7 @@ extension GuardCore {
         // Its restore may still be on its way, and be retried: held now, the sink would take it for a
         // press, and its original for the held level.
         guard !custodian.isGivingBack(reading.name) else {
-            awaitedRelease = reading.name
+            awaitedGiveBack = reading.name
             return []
         }
         return adopt(reading)

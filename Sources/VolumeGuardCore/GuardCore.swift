@@ -23,7 +23,7 @@ public struct GuardCore: Sendable {
         case noSink
         /// Letting the keys act normally.
         case paused
-        /// Shutting down: the sinks are given back (`isReleased` says when they are), and none is held again.
+        /// Shutting down: the sinks are given back (`allGivenBack` says when they are), and none is held again.
         case stopped
     }
 
@@ -35,7 +35,7 @@ public struct GuardCore: Sendable {
     var inFlight = InFlight()
     var ids = RequestIDs()
     /// The sink to hold was found still being given back: it is looked for again once it is back.
-    var awaitedRelease: String?
+    var awaitedGiveBack: String?
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
     /// give back (it was killed). A sink among them is given that level in the end, not the one the
@@ -72,7 +72,7 @@ public struct GuardCore: Sendable {
     public var isContested: Bool { guarded?.contested ?? false }
 
     /// True once every sink given back has been read back at its original level (or given up on).
-    public var isReleased: Bool { custodian.isReleased }
+    public var allGivenBack: Bool { custodian.allGivenBack }
 
     /// Feeds one event that happened at `now` (on any monotonic clock); returns what to do about it, in order.
     public mutating func handle(_ event: GuardEvent, at now: Duration) -> [GuardAction] {
@@ -104,9 +104,9 @@ public struct GuardCore: Sendable {
             return phase == .stopped ? [] : ask(follower.askDefault)
         case .defaultSink(let name):
             guard phase != .stopped, follower.follow(name, holding: guarded?.name, reading: inFlight.isReading) else { return [] }
-            let released = release()
-            guard phase != .paused else { return released }
-            return released + (name.map { ask(.read(.name($0))) } ?? awaitDefault())
+            let givenBack = giveBack()
+            guard phase != .paused else { return givenBack }
+            return givenBack + (name.map { ask(.read(.name($0))) } ?? awaitDefault())
         case .sinkAdded(let index):
             return waitsForSink ? ask(follower.sinkAdded(index)) : []
         case .sinksRead(let ticket, let sinks):
@@ -124,8 +124,8 @@ public struct GuardCore: Sendable {
             return lose(lost)
         case .sinkRead(let ticket, let reading):
             if var actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
-                if let awaited = awaitedRelease, !custodian.isGivingBack(awaited) {
-                    awaitedRelease = nil
+                if let awaited = awaitedGiveBack, !custodian.isGivingBack(awaited) {
+                    awaitedGiveBack = nil
                     actions += ask(follower.seek)
                 }
                 return actions
@@ -142,9 +142,9 @@ public struct GuardCore: Sendable {
             return checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
         case .pause:
             guard phase != .paused, phase != .stopped else { return [] }
-            let released = release()
+            let givenBack = giveBack()
             forget()
-            return released + enter(.paused)
+            return givenBack + enter(.paused)
         case .resume:
             guard phase == .paused else { return [] }
             // Those given back while paused left custody then; the rest (absent, or not read yet) stay.
@@ -155,11 +155,11 @@ public struct GuardCore: Sendable {
             return reconfigure(new)
         case .shutdown:
             guard phase != .stopped else { return [] }
-            let released = release()
+            let givenBack = giveBack()
             forget()
             // A sink that is gone at the end cannot be given back: its record ends with this run.
             custodian.forgetRemembered()
-            return released + enter(.stopped)
+            return givenBack + enter(.stopped)
         }
     }
 
@@ -183,7 +183,7 @@ public struct GuardCore: Sendable {
         case .connecting, .paused, .stopped: return actions
         }
         if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {
-            actions += release()
+            actions += giveBack()
             follower.forget()
             return actions + ask(follower.seek)
         }

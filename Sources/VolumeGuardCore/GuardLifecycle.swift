@@ -49,7 +49,7 @@ public struct GuardLifecycle: Hashable, Sendable {
         /// A graceful shutdown began.
         case shutdown
         /// The core has stopped and given every sink back.
-        case released
+        case givenBack
         /// The shutdown's deadline passed.
         case deadlinePassed
     }
@@ -68,7 +68,7 @@ public struct GuardLifecycle: Hashable, Sendable {
         /// Tell `.deadlinePassed` when `deadline` comes.
         case setDeadline(Duration)
         /// The core did not give every sink back before the deadline: say so.
-        case reportUnreleased
+        case reportNotGivenBack
         /// The shell has ended: it closes its connection once out of the turn this was decided in (that
         /// may be a callback of the connection itself, which libpulse does not let it close there).
         case end
@@ -78,7 +78,7 @@ public struct GuardLifecycle: Hashable, Sendable {
     public static let firstBackoff: Duration = .milliseconds(50)
     public static let maximumBackoff: Duration = .seconds(1)
     /// How long a shutdown waits for the server to take the sinks' levels back before it gives up.
-    public static let releaseTimeout: Duration = .seconds(3)
+    public static let giveBackTimeout: Duration = .seconds(3)
 
     public private(set) var state = State.idle
     private var lastGeneration = 0
@@ -166,17 +166,17 @@ public struct GuardLifecycle: Hashable, Sendable {
                 return [.end]
             }
             guard case .running(let link) = state else { return [] }
-            let deadline = now + Self.releaseTimeout
+            let deadline = now + Self.giveBackTimeout
             state = .stopping(link, deadline: deadline)
             return [.feed(.shutdown), .setDeadline(deadline)]
-        case .released:
+        case .givenBack:
             guard case .stopping = state else { return [] }
             state = .ended
             return [.end]
         case .deadlinePassed:
             guard case .stopping = state else { return [] }
             state = .ended
-            return [.reportUnreleased, .end]
+            return [.reportNotGivenBack, .end]
         }
     }
 

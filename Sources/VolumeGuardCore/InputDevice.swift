@@ -39,7 +39,7 @@ public struct InputDevice: Hashable, Sendable {
     /// The keys down on it, as far as the daemon knows: all of them while it waits to grab, the
     /// wanted ones once grabbed.
     var down: Set<UInt16> = []
-    /// Events are being dropped until the next SYN_REPORT.
+    /// Events were dropped: key events are ignored until the keys are read again.
     var dropping = false
     /// The last key it sent while grabbed.
     public internal(set) var lastKey: UInt16?

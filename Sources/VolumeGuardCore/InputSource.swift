@@ -37,7 +37,8 @@ public struct InputSource: Sendable {
         case grab(String)
         /// Close the node (a grab ends with it).
         case close(String)
-        /// Read which keys are down again (EVIOCGKEY) and report `keysRead`: events were dropped.
+        /// Read which keys are down again (EVIOCGKEY) and report `keysRead`: events were dropped. The
+        /// kernel flushes the node's queued key events then.
         case readKeys(String)
         /// A key went down on a grabbed device: a press.
         case keyDown(UInt16, DeviceRef)
@@ -152,15 +153,22 @@ public struct InputSource: Sendable {
         }
     }
 
-    /// The node's client buffer overflowed (SYN_DROPPED): its events up to the next SYN_REPORT are
-    /// dropped, and the keys read again after it.
+    /// The node's client buffer overflowed (SYN_DROPPED): the kernel dropped events for it. Its key
+    /// events are ignored until the shell has read all the node had queued (`caughtUp`), and the keys
+    /// are read again then.
+    ///
+    /// Not only until the next SYN_REPORT, as the kernel's documentation says: reading the keys
+    /// (EVIOCGKEY) also flushes the key events still queued for this reader (evdev's
+    /// `__evdev_flush_queue`), because the state it returns already includes them. Events the shell read
+    /// before asking are just as old, so they are dropped too, and the state read is the one that counts.
     public mutating func dropped(_ node: String) -> [Action] {
         devices[node]?.dropping = true
         return []
     }
 
-    /// The node's SYN_REPORT: the end of a frame of events.
-    public mutating func synced(_ node: String) -> [Action] {
+    /// The shell read every event the node had queued (it reads whole frames: the kernel hands out none
+    /// before its SYN_REPORT). After dropped events, the keys are read again now.
+    public mutating func caughtUp(_ node: String) -> [Action] {
         guard devices[node]?.dropping == true else { return [] }
         devices[node]?.dropping = false
         return [.readKeys(node)]

@@ -33,7 +33,7 @@ final class HTTPGauge: Sendable {
     }
 
     /// An admitted connection closed.
-    func release() {
+    func closed() {
         state.withLock { $0.connections -= 1 }
     }
 }

@@ -53,7 +53,7 @@ struct HTTPListener: Service, CustomStringConvertible {
                         try pipeline.addHandlers([HTTPResponseEncoder(), TurnAway()])
                         return Accepted(connection: nil)
                     }
-                    channel.closeFuture.whenComplete { _ in gauge.release() }
+                    channel.closeFuture.whenComplete { _ in gauge.closed() }
                     try pipeline.configureHTTPServerPipeline(
                         withErrorHandling: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits
                     )

@@ -7,7 +7,7 @@ extension Logger {
         switch report {
         case .guarding(let sink, let original, let held):
             info("guarding sink", metadata: ["sink": "\(sink)", "original": "\(original.volume)", "muted": "\(original.muted)", "held": "\(held)"])
-        case .released(let sink, let level):
+        case .givenBack(let sink, let level):
             info("gave the sink its level back", metadata: ["sink": "\(sink)", "volume": "\(level.volume)", "muted": "\(level.muted)"])
         case .resetRetried(let sink, let attempt):
             debug("reset did not take; issued again", metadata: ["sink": "\(sink)", "attempt": "\(attempt)"])

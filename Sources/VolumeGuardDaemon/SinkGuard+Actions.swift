@@ -21,7 +21,7 @@ extension SinkGuard {
         // A subscriber cut loose above may end the hold: told once the actions are all performed.
         subscribersChanged()
         settling.answer(where: hasSettled(paused:))
-        if case .stopping = lifecycle.state, core.isReleased { live(.released) }
+        if case .stopping = lifecycle.state, core.allGivenBack { live(.givenBack) }
     }
 
     private func perform(_ action: GuardAction) {

@@ -71,7 +71,7 @@ extension SinkGuard {
     func hasSettled(paused: Bool) -> Bool {
         // The devices are let go and taken again at once; the sink takes a round trip or two.
         guard configuration.source.guardsSink else { return true }
-        return paused ? core.isReleased : core.state != .connecting
+        return paused ? core.allGivenBack : core.state != .connecting
     }
 
     /// Tells the pause policy whether anyone is subscribed now (a subscriber cut loose during its own
@@ -87,7 +87,7 @@ extension SinkGuard {
 
     /// Pauses or resumes both sources, as the pause policy decided (`pause` or `resume`).
     func decided(_ decision: GuardEvent) {
-        feed(decision)
+        if configuration.source.guardsSink { feed(decision) }
         feedInput { input, now in decision == .pause ? input.pause() : input.resume(at: now) }
     }
 }

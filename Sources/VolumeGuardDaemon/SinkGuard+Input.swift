@@ -88,8 +88,12 @@ extension SinkGuard {
             guard let read = try deviceFiles.read(node) else { return }
             events = read
         } catch {
-            // ENODEV: the device is gone (its node goes with it, and the directory watch rescans).
-            if error != .operationNotSupportedByDevice { logger.warning("cannot read an input device", metadata: ["path": "\(node)", "error": "\(error)"]) }
+            // ENODEV: the device is gone (its node goes with it, and the directory watch rescans). A node
+            // in error polls readable forever: it is closed now, whatever the source makes of it.
+            if error != .operationNotSupportedByDevice {
+                logger.warning("cannot read an input device", metadata: ["path": "\(node)", "error": "\(error)"])
+            }
+            deviceFiles.close(node)
             feedInput { input, _ in input.gone(node) }
             return
         }
@@ -98,10 +102,9 @@ extension SinkGuard {
                 feedInput { input, _ in input.key(event.code, value: event.value, on: node) }
             } else if event.isDropped {
                 feedInput { input, _ in input.dropped(node) }
-            } else if event.isReport {
-                feedInput { input, _ in input.synced(node) }
             }
         }
+        feedInput { input, _ in input.caughtUp(node) }
     }
 
     private func refused(_ node: String, _ error: Errno) {

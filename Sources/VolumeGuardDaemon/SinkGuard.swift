@@ -4,13 +4,16 @@ import PulseBridge
 import ServiceLifecycle
 import VolumeGuardCore
 
-/// Owns the guard core, the audio server connection and the subscribers.
+/// Owns both sources of presses (the guard core with its audio server connection, and the input source
+/// with its device nodes), the press pipeline they feed, and the subscribers.
 ///
-/// It runs on libpulse's mainloop (`PulseMainloop`), as its executor, and so does the connection: a
-/// server event or a reply reaches the guard inside libpulse's callback, in libpulse's order, and the
-/// guard feeds it to the core and performs the actions it returns (reads and writes go straight back
-/// to libpulse, presses to the `SubscriberHub`) before the callback returns. Clients' requests (pause,
-/// resume, subscribing, status, a reload) are calls into the actor, so the core sees one ordered history.
+/// It runs on libpulse's mainloop (`PulseMainloop`), as its executor, and so do the connection and the
+/// device nodes' watches: a server event, a reply or a key event reaches the guard inside the mainloop's
+/// callback, in order, and the guard feeds it to its machine and performs the actions it returns (reads
+/// and writes go straight back to libpulse, presses through the `PressPipeline` to the `SubscriberHub`)
+/// before the callback returns. Clients' requests (pause, resume, subscribing, status, a reload) are calls
+/// into the actor, so the machines see one ordered history. With `source = "input"` the core is never
+/// started: no connection is made.
 ///
 /// Its own life (connection attempts, the core's one timer, shutdown) is decided by `GuardLifecycle`, a
 /// value it feeds what happens and whose actions it performs: connection attempts run as child tasks of
@@ -18,7 +21,7 @@ import VolumeGuardCore
 /// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
 /// systemd how it is doing, and, through `PausePolicy`, decides when the core is paused.
 actor SinkGuard: Service, CustomStringConvertible {
-    /// As the daemon started: the socket, server and history length are not changed by a reload.
+    /// As the daemon started: the socket, server, history length and sources are not changed by a reload.
     let configuration: DaemonConfiguration
     var policy: PausePolicy
     let logger: Logger
@@ -135,7 +138,7 @@ actor SinkGuard: Service, CustomStringConvertible {
             case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
             case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
             case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
-            case .reportUnreleased: logger.error("the audio server did not acknowledge the restore in time")
+            case .reportNotGivenBack: logger.error("the audio server did not acknowledge the restore in time")
             case .end: spawn.finish()
             }
         }

@@ -76,8 +76,8 @@ struct SubscriberHub {
         return broadcast(line, event: EventStreamFrame.event(id: seq, line: line), kind: .press)
     }
 
-    /// Sends a device key's release to every subscriber; returns how many were cut loose. Like a gesture
-    /// it is not replayed: a replayed press's release may have come before the subscriber left.
+    /// Sends a device key's release to every subscriber, whatever it asked for besides presses; returns
+    /// how many were cut loose. Like a gesture, it is not kept for replays.
     mutating func publishRelease(_ line: ByteBuffer) -> Int {
         broadcast(line, event: EventStreamFrame.event(line: line), kind: .release)
     }

@@ -83,17 +83,21 @@ struct Run: AsyncParsableCommand {
     var source: SourceSelection?
 
     @Option(
+        name: [.customLong("devices"), .customLong("device")],
         help: ArgumentHelp(
             "An input device to grab and take keys from: its name (as `volume-guard devices` shows it; a remote's parts too), vendor:product (2717:0040) or a path (/dev/input/by-id/…); repeat for more.",
             valueName: "device"))
     var device: [String] = []
 
     @Option(
+        name: [.customLong("keys"), .customLong("key")],
         help: ArgumentHelp(
             "A key besides volume up, down and mute that is a press when a device sends it, e.g. KEY_ENTER; repeat for more.", valueName: "key"))
     var key: [String] = []
 
-    @Option(help: ArgumentHelp("Gestures: how long a device's key stays down before it is a hold (default 500).", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Gestures: how long a device's key stays down before it is a hold (default \(Self.defaultMilliseconds(\.holdDelay))).", valueName: "ms"))
     var holdDelay: Int?
 
     @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")

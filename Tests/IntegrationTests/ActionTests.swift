@@ -33,6 +33,7 @@ struct ActionTests {
                     VOLUME_GUARD_DIRECTION=up
                     VOLUME_GUARD_SEQ=2
                     VOLUME_GUARD_SINK=guard_a
+                    VOLUME_GUARD_SOURCE=sink
 
                     """
             }, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "nothing")")

@@ -143,7 +143,7 @@ extension CountingTests {
         #expect(h.volumeWrites.count == 1, "the reset is written; its acknowledgement is slow")
         Self.stepUp(&h, pace: .milliseconds(8))
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.counts.up == 2)
         for _ in 0..<7 { Self.stepUp(&h, pace: .milliseconds(8)) }

@@ -98,14 +98,14 @@ struct CustodianTests {
         #expect(actions.count == 2)
         #expect(actions.contains { if case .setVolume(3, Self.quiet.volume, _) = $0 { true } else { false } })
         #expect(actions.contains { if case .setMute(3, true, _) = $0 { true } else { false } })
-        #expect(!custodian.isReleased)
+        #expect(!custodian.allGivenBack)
         #expect(custodian.custody(holding: nil) == [Name.speakers: Self.quiet])
         let check = acknowledge(actions, custodian: &custodian)
         #expect(check != nil, "read once both writes are acknowledged")
-        #expect(!custodian.isReleased)
+        #expect(!custodian.allGivenBack)
         let done = custodian.checked(check!, Self.reading(3, Name.speakers, Self.quiet), retries: 3, ids: &ids)
         #expect(done == [])
-        #expect(custodian.isReleased)
+        #expect(custodian.allGivenBack)
         #expect(custodian.custody(holding: nil).isEmpty)
     }
 
@@ -121,7 +121,7 @@ struct CustodianTests {
         check = acknowledge(actions, custodian: &custodian)!
         actions = custodian.checked(check, unchanged, retries: 1, ids: &ids) ?? []
         #expect(actions == [.report(.restoreAbandoned(sink: Name.speakers, original: Self.quiet))])
-        #expect(custodian.isReleased)
+        #expect(custodian.allGivenBack)
     }
 
     @Test("a sink gone before its check leaves custody")
@@ -131,10 +131,10 @@ struct CustodianTests {
         let check = acknowledge(actions, custodian: &custodian)!
         let done = custodian.checked(check, nil, retries: 3, ids: &ids)
         #expect(done == [])
-        #expect(custodian.isReleased)
+        #expect(custodian.allGivenBack)
     }
 
-    @Test("acknowledgements and readings that are not a release's are left to the rest of the core")
+    @Test("acknowledgements and readings that do not check a sink given back are left to the rest of the core")
     mutating func notMine() {
         var custodian = Custodian(recorded: [:])
         _ = custodian.giveBack(3, named: Name.speakers, original: Self.quiet, ids: &ids)
@@ -156,12 +156,12 @@ struct CustodianTests {
         #expect(custodian.custody(holding: nil) == [Name.speakers: Self.full, Name.hdmi: Self.quiet])
     }
 
-    @Test("a lost connection ends the releases on it, and keeps their sinks in custody: the restore may not have taken")
+    @Test("a lost connection ends the givingBack on it, and keeps their sinks in custody: the restore may not have taken")
     mutating func connectionLost() {
         var custodian = Custodian(recorded: [:])
         _ = custodian.giveBack(3, named: Name.speakers, original: Self.quiet, ids: &ids)
         custodian.connectionLost()
-        #expect(custodian.isReleased)
+        #expect(custodian.allGivenBack)
         #expect(custodian.remembered == [Name.speakers: Self.quiet])
         #expect(custodian.custody(holding: nil) == [Name.speakers: Self.quiet])
     }

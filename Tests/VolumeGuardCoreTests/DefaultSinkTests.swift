@@ -24,7 +24,7 @@ struct DefaultSinkTests {
     }
 
     @Test("switching the default sink gives the old sink its original volume and mute back")
-    func switchReleasesOld() {
+    func switchGivesOldBack() {
         var h = Self.guardingSpeakers()
         h.clearLog()
         h.setDefault(Name.headset)
@@ -34,7 +34,7 @@ struct DefaultSinkTests {
         #expect(h.volumeWrites.first?.volume == original.volume)
         #expect(h.muteWrites.first?.sink == 1)
         #expect(h.muteWrites.first?.muted == false)
-        #expect(h.reports.contains(.released(sink: Name.speakers, to: original)))
+        #expect(h.reports.contains(.givenBack(sink: Name.speakers, to: original)))
         #expect(h.sink(Name.speakers).level == original)
     }
 

@@ -33,7 +33,7 @@ struct EchoTests {
         #expect(h.withheld.count == 1)
         #expect(h.delivered.last == .sinkChanged(index: 1))
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.count == 1)
         #expect(h.volumeWrites.count == 1)
@@ -69,7 +69,7 @@ struct EchoTests {
         // The person presses up again: the same value the reset just corrected.
         h.userSets(Name.speakers, raw: 30000 + Raw.step5)
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.map(\.direction) == [.up, .up])
         #expect(h.presses.map(\.count) == [1, 1], "counted from the written level, not from the corrected reading")
@@ -88,7 +88,7 @@ struct EchoTests {
         h.settle()
         h.userSets(Name.speakers, raw: 30000 - Raw.step5)
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.map(\.direction) == [.up, .down])
         #expect(h.sink(Name.speakers).volume == .channels(30000))
@@ -114,7 +114,7 @@ struct EchoTests {
         h.settle()
         h.userToggles(muteOf: Name.speakers)
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.map(\.direction) == [.up, .mute])
         #expect(h.sink(Name.speakers).level == SinkLevel(volume: .channels(30000), muted: false))
@@ -128,7 +128,7 @@ struct EchoTests {
         h.settle()
         h.userSets(Name.speakers, raw: Raw.full)
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.map(\.direction) == [.up, .up])
         #expect(h.core.guarded?.heldAsRead.map { HeldLevel.admits($0) } ?? true, "the pressed level was taken for a rendering of the held one")
@@ -143,7 +143,7 @@ struct EchoTests {
         h.settle()
         h.userSets(Name.speakers, raw: 0)
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.settle()
         #expect(h.presses.map(\.direction) == [.down, .down])
         #expect(h.sink(Name.speakers).volume == .channels(1))

@@ -87,8 +87,8 @@ struct GuardLifecycleTests {
     mutating func shutdown() {
         _ = connected()
         let stopping = lifecycle.handle(.shutdown, at: .seconds(5))
-        #expect(stopping == [.feed(.shutdown), .setDeadline(.seconds(5) + GuardLifecycle.releaseTimeout)])
-        #expect(lifecycle.handle(.released, at: .seconds(6)) == [.end])
+        #expect(stopping == [.feed(.shutdown), .setDeadline(.seconds(5) + GuardLifecycle.giveBackTimeout)])
+        #expect(lifecycle.handle(.givenBack, at: .seconds(6)) == [.end])
         #expect(lifecycle.hasEnded)
         #expect(lifecycle.handle(.deadlinePassed, at: .seconds(8)).isEmpty)
         #expect(lifecycle.handle(.timerFired(due: .seconds(7)), at: .seconds(7)).isEmpty, "no timer does anything once ended")
@@ -98,7 +98,7 @@ struct GuardLifecycleTests {
     mutating func deadline() {
         _ = connected()
         _ = lifecycle.handle(.shutdown, at: .zero)
-        #expect(lifecycle.handle(.deadlinePassed, at: GuardLifecycle.releaseTimeout) == [.reportUnreleased, .end])
+        #expect(lifecycle.handle(.deadlinePassed, at: GuardLifecycle.giveBackTimeout) == [.reportNotGivenBack, .end])
     }
 
     @Test("Stopping, a lost connection is not tried again, and an attempt that connects late is closed")

@@ -57,7 +57,7 @@ struct Harness {
     /// The events delivered to the core, in order.
     var delivered: [GuardEvent] = []
 
-    /// Keeps write acknowledgements back in `withheld` until `releaseAcks()` (pipewire-pulse defers
+    /// Keeps write acknowledgements back in `withheld` until `deliverWithheldAcks()` (pipewire-pulse defers
     /// them), while the writes themselves are applied at once.
     var holdAcks = false
     var withheld: [GuardEvent] = []
@@ -149,7 +149,7 @@ struct Harness {
     }
 
     /// Lets the withheld acknowledgements through, in the order they were sent.
-    mutating func releaseAcks() {
+    mutating func deliverWithheldAcks() {
         inbox += withheld
         withheld = []
     }

@@ -100,7 +100,7 @@ struct ModelTests {
                 h.userMoves("other", by: 1000)
             case .deferAcks(let on):
                 h.holdAcks = on
-                if !on { h.releaseAcks() }
+                if !on { h.deliverWithheldAcks() }
             case .skipNextSet:
                 h.skipWrites = 1
             }
@@ -127,7 +127,7 @@ struct ModelTests {
     /// burst of changes has paused.
     static func settle(_ h: inout Harness) {
         h.holdAcks = false
-        h.releaseAcks()
+        h.deliverWithheldAcks()
         h.wait(PressCounter.burstQuiet * 2)
     }
 
@@ -234,7 +234,7 @@ struct ModelTests {
             h.feed(.shutdown)
             Self.settle(&h)
             #expect(h.sink(Self.sink).volume == SinkVolume(uniform: start, count: 2))
-            #expect(h.core.isReleased)
+            #expect(h.core.allGivenBack)
         }
     }
 }

@@ -30,7 +30,7 @@ struct RecordTests {
         h.holdAcks = true
         h.feed(.shutdown)
         h.disconnect()
-        #expect(h.core.isReleased, "nothing more can be done on this connection")
+        #expect(h.core.allGivenBack, "nothing more can be done on this connection")
         #expect(h.core.custody == [Name.speakers: Self.fullLevel])
         #expect(h.records.last != [:])
     }

@@ -43,6 +43,30 @@ struct ActionRunnerTests {
         }
     }
 
+    @Test("A device's keys: `on` names them, `source` and `device` narrow an action, and the device is in the environment")
+    func deviceKeys() async throws {
+        let remote = DeviceRef(name: "AB Shutter3 Keyboard", node: "/dev/input/event5")
+        let enter = Press(seq: 1, direction: nil, key: 28, count: 1, origin: .device(remote))
+        let up = Press(seq: 2, direction: .up, key: 115, count: 1, origin: .device(remote))
+        let sinkUp = Press(seq: 3, direction: .up, count: 1, sink: "s")
+        #expect(Action(command: ["x"]).runs(on: enter), "no `on`: every press")
+        #expect(!Action(command: ["x"], on: [.up], keys: []).runs(on: enter))
+        #expect(Action(command: ["x"], on: [], keys: [28]).runs(on: enter))
+        #expect(Action(command: ["x"], on: [.up], source: .input).runs(on: up))
+        #expect(!Action(command: ["x"], on: [.up], source: .input).runs(on: sinkUp))
+        #expect(Action(command: ["x"], device: "AB Shutter3").runs(on: up), "the remote's name takes its parts")
+        #expect(!Action(command: ["x"], device: "AB Shutter").runs(on: up))
+        #expect(!Action(command: ["x"], device: "AB Shutter3").runs(on: sinkUp))
+        await withRunner([Action(command: ["/usr/bin/env"])]) { runner, lines in
+            runner.run(for: enter)
+            #expect(await eventually { lines.text.contains("VOLUME_GUARD_DEVICE_PATH=/dev/input/event5") })
+            for expected in ["VOLUME_GUARD_KEY=KEY_ENTER", "VOLUME_GUARD_SOURCE=input", "VOLUME_GUARD_DEVICE=AB Shutter3 Keyboard"] {
+                #expect(lines.text.contains(expected), "\(lines.all)")
+            }
+            #expect(!lines.text.contains("VOLUME_GUARD_DIRECTION"))
+        }
+    }
+
     @Test("Standard error goes to the log as warnings; a failure says its status")
     func failure() async throws {
         await withRunner([Action(name: "broken", shell: "echo oops >&2; exit 3")]) { runner, lines in
