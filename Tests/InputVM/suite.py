@@ -324,6 +324,7 @@ class InputDaemonScenarios:
                 self.by_id_path,
                 self.readable_later,
                 self.devices_command,
+                self.others_gone,
                 self.gone_during_hold,
                 self.pause,
                 self.stop,
@@ -597,10 +598,22 @@ class InputDaemonScenarios:
             "devices: not readable, refused", shown, {"readable": False, "grabbed": False, "state": "refused"}
         )
         self.checks.check("devices: the fix", bool(entry.get("fix")), entry)
-        self.slow.give_to(self.user.uid, self.user.gid)
-        self.daemon.wait_device("the slow remote grabbed without a restart", entry_of(self.slow, "grabbed"))
+        # Readable at last, with a key held: the daemon opens it and waits for the key to come up before it
+        # grabs, so that the key is not left down for everyone else; that key is no press.
+        mark = self.subscriber.mark()
+        with Reader(self.slow.node) as reader:
+            self.slow.down("KEY_VOLUMEUP")
+            self.slow.give_to(self.user.uid, self.user.gid)
+            self.daemon.wait_device("the slow remote waiting for its key", entry_of(self.slow, "waiting"))
+            self.slow.up("KEY_VOLUMEUP")
+            got = [(event.key, event.value) for event in reader.wait(2, WAIT, repeats=False)]
+            self.checks.equal("a second reader gets the held key", got, [("KEY_VOLUMEUP", 1), ("KEY_VOLUMEUP", 0)])
+            self.daemon.wait_device("the slow remote grabbed without a restart", entry_of(self.slow, "grabbed"))
         press, _ = tap(self.subscriber, self.slow, "KEY_VOLUMEDOWN")
         self.checks.equal("press", (press.get("direction"), press.get("device")), ("down", SLOW))
+        self.checks.equal(
+            "the key held before the grab is no press", from_device(self.subscriber.since(mark), self.slow), [press]
+        )
 
     def devices_command(self) -> None:
         check_devices_command(
@@ -611,6 +624,20 @@ class InputDaemonScenarios:
             [*self.decoys, self.other],
             self.clicker,
         )
+
+    def others_gone(self) -> None:
+        """Every device but the shutter goes away with no key down: no release, and each match of the config
+        is absent again. It leaves the shutter alone, as in a booth, for the next scenario, whose race with
+        the kernel's synthetic release shows far more often so (measured with the release build: the daemon
+        read that release before the node hung up in 6 removals of 6 with the shutter alone, in none of 10
+        with the ten other devices about)."""
+        mark = self.subscriber.mark()
+        for device in [*self.decoys, self.other, *self.presenter.devices, self.clicker, self.slow]:
+            device.destroy()
+        for match in (PRESENTER_IDS, CLICKER_LINK, SLOW):
+            self.daemon.wait_device(f"{match} absent", lambda e: e.get("match") == match and e.get("state") == "absent")
+        before = marker(self.subscriber, self.shutter.consumer, "KEY_VOLUMEDOWN")
+        self.checks.equal("no release", [m for m in before if m.get("type") == "release"], [])
 
     def gone_during_hold(self) -> None:
         gone_during_hold(self.checks, self.daemon, self.subscriber, self.shutter, self.user)
