@@ -74,29 +74,22 @@ class Account:
             os.chown(item, self.uid, self.gid)
         return path
 
+    @property
+    def as_user(self) -> dict[str, Any]:
+        """What a child of this user's is started with: the environment, the user and no extra groups."""
+        return {
+            "env": self.environment,
+            "user": self.uid,
+            "group": self.gid,
+            "extra_groups": [],
+            "stdin": subprocess.DEVNULL,
+        }
+
     def popen(self, command: list[str], **options: Any) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            command,
-            env=self.environment,
-            user=self.uid,
-            group=self.gid,
-            extra_groups=[],
-            stdin=subprocess.DEVNULL,
-            **options,
-        )
+        return subprocess.Popen(command, **self.as_user, **options)
 
     def run(self, command: list[str], timeout: float = START_WAIT) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            command,
-            env=self.environment,
-            user=self.uid,
-            group=self.gid,
-            extra_groups=[],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        return subprocess.run(command, **self.as_user, capture_output=True, text=True, timeout=timeout)
 
 
 def executable(path: Path) -> Path:
