@@ -2,20 +2,31 @@ import GuardProtocol
 
 /// A device node that a configured match meets, as `InputSource` keeps it.
 public struct InputDevice: Hashable, Sendable {
-    /// Where the node is in its life.
+    /// Where the node is in its life. On the way to a grab, the refusals met since the node was last
+    /// grabbed (or opened after a pause) ride along, so that their backoff goes on from where it was and
+    /// the log is told of them once; a grab ends them.
     public enum Life: Hashable, Sendable {
         /// Known but not open: the daemon is paused.
         case closed
         /// The shell was asked to open it.
-        case opening
+        case opening(after: Refusal?)
         /// Open, with a key down: grabbed once none is (the keys still reach everyone else).
-        case waiting
+        case waiting(after: Refusal?)
         /// The shell was asked to grab it.
-        case grabbing
+        case grabbing(after: Refusal?)
         /// Held exclusively: its keys are presses.
         case grabbed
-        /// It could not be opened or grabbed: tried again when `refusal` is due, or when a scan sees it.
-        case refused
+        /// It could not be opened or grabbed: tried again when the refusal is due, or when a scan sees it.
+        case refused(Refusal)
+
+        /// The last refusal in the current run of them.
+        var refusal: Refusal? {
+            switch self {
+            case .opening(let refusal), .waiting(let refusal), .grabbing(let refusal): refusal
+            case .refused(let refusal): refusal
+            case .closed, .grabbed: nil
+            }
+        }
     }
 
     /// Why the node was refused, since when, and when it is tried again.
@@ -31,11 +42,10 @@ public struct InputDevice: Hashable, Sendable {
         var told: Bool
     }
 
-    public let info: InputDeviceInfo
+    public internal(set) var info: InputDeviceInfo
     /// The configured match it meets (the first, if several do).
     public let match: DeviceMatch
     public internal(set) var life = Life.closed
-    public internal(set) var refusal: Refusal?
     /// The keys down on it, as far as the daemon knows: all of them while it waits to grab, the
     /// wanted ones once grabbed.
     var down: Set<UInt16> = []
@@ -66,6 +76,8 @@ public struct InputDevice: Hashable, Sendable {
         }
     }
 
+    var isGrabbed: Bool { life == .grabbed }
+
     /// What status replies call its state.
     public var state: DeviceState {
         switch life {
@@ -74,5 +86,10 @@ public struct InputDevice: Hashable, Sendable {
         case .grabbed: .grabbed
         case .refused: .refused
         }
+    }
+
+    /// Why it is refused, while it is.
+    public var refusal: Refusal? {
+        if case .refused(let refusal) = life { refusal } else { nil }
     }
 }

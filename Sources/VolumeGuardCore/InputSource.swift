@@ -44,7 +44,8 @@ public struct InputSource: Sendable {
         case keyDown(UInt16, DeviceRef)
         /// A key of a grabbed device is no longer down.
         case keyUp(UInt16, DeviceRef, ReleaseCause)
-        /// Feed `wakeUp` after this long: a refused node is due to be tried again.
+        /// Feed `wakeUp` after this long: a refused node is due to be tried again, or keys the kernel let up
+        /// to be taken for ups. Earlier calls do no harm: each asks again for what is still due.
         case wakeUp(after: Duration)
         case report(InputReport)
     }
@@ -76,12 +77,15 @@ public struct InputSource: Sendable {
         guard !stopped else { return [] }
         let byNode = Dictionary(present.map { ($0.node, $0) }, uniquingKeysWith: { first, _ in first })
         var actions: [Action] = []
-        for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node] != device.info {
+        for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node].map(device.info.isSameDevice) != true {
             // Gone, or its node now belongs to another device.
             actions += forget(node, device, cause: .deviceGone)
         }
         for info in present {
-            if let known = devices[info.node] {
+            if var known = devices[info.node] {
+                // Its links may be new: udev makes them a moment after the node.
+                known.info = info
+                devices[info.node] = known
                 // A node refused may have been given permissions just now: try it again at once.
                 if case .refused = known.life { actions += open(info.node, at: now) }
                 continue
@@ -95,16 +99,16 @@ public struct InputSource: Sendable {
 
     /// The node opened, with `keysDown` down on it.
     public mutating func opened(_ node: String, keysDown: Set<UInt16>) -> [Action] {
-        guard var device = devices[node], device.life == .opening else { return [] }
+        guard var device = devices[node], case .opening(let refusal) = device.life else { return [] }
         device.down = keysDown
-        device.life = .waiting
+        device.life = .waiting(after: refusal)
         devices[node] = device
         return grabIfIdle(node)
     }
 
     /// The grab of the node took: its keys are the daemon's alone from now on.
     public mutating func grabbed(_ node: String) -> [Action] {
-        guard var device = devices[node], device.life == .grabbing else { return [] }
+        guard var device = devices[node], case .grabbing = device.life else { return [] }
         device.life = .grabbed
         device.down = []
         devices[node] = device
@@ -115,13 +119,13 @@ public struct InputSource: Sendable {
     /// closed and tried again later, and again whenever a scan sees it.
     public mutating func refused(_ node: String, error: String, fix: String, at now: Duration) -> [Action] {
         guard var device = devices[node] else { return [] }
-        let since = device.refusal?.since ?? now
-        let retry = device.refusal.map { min($0.retry * 2, Self.slowestRetry) } ?? Self.firstRetry
-        let told = device.refusal?.told ?? false
+        let previous = device.life.refusal
+        let since = previous?.since ?? now
+        let retry = previous.map { min($0.retry * 2, Self.slowestRetry) } ?? Self.firstRetry
+        let told = previous?.told ?? false
         let overdue = !told && now - since >= Self.refusalGrace
-        device.refusal = InputDevice.Refusal(error: error, fix: fix, since: since, retry: retry, due: now + retry, told: told || overdue)
-        let wasOpen = device.life == .grabbing || device.life == .waiting
-        device.life = .refused
+        let wasOpen = device.isOpen
+        device.life = .refused(.init(error: error, fix: fix, since: since, retry: retry, due: now + retry, told: told || overdue))
         devices[node] = device
         return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, error: error, fix: fix))] : [])
             + [.wakeUp(after: retry)]
@@ -138,7 +142,7 @@ public struct InputSource: Sendable {
     /// only after: the node ends (`gone`), and the keys were released by the device going; or it does
     /// not within `kernelReleaseGrace`, or the device sends more, and they were ups.
     public mutating func kernelReleased(_ keys: Set<UInt16>, on node: String, at now: Duration) -> [Action] {
-        guard var device = devices[node], device.life == .grabbed, !device.dropping else { return [] }
+        guard var device = devices[node], device.isGrabbed, !device.dropping else { return [] }
         let held = keys.intersection(device.down)
         guard !held.isEmpty else { return [] }
         let earlier = device.kernelUps?.keys ?? []
@@ -163,7 +167,7 @@ public struct InputSource: Sendable {
             // Not the daemon's yet: its keys still reach everyone else, so they are no presses.
             if value == 0 { device.down.remove(code) } else { device.down.insert(code) }
             devices[node] = device
-            return device.life == .waiting ? grabIfIdle(node) : []
+            return grabIfIdle(node)
         case .grabbed:
             guard value != 2 else { return [] }
             device.lastKey = code
@@ -232,15 +236,19 @@ public struct InputSource: Sendable {
         return forget(node, device, cause: .deviceGone)
     }
 
-    /// The time is `now`, as a `wakeUp` asked: refused nodes that are due are tried again.
+    /// The time is `now`, as a `wakeUp` asked: keys the kernel let up whose grace is over are ups, and
+    /// refused nodes that are due are tried again. Asks again for what is due later, so that a shell may
+    /// keep one timer for the earliest wake-up asked for.
     public mutating func wakeUp(at now: Duration) -> [Action] {
-        let settled = devices.keys.sorted().flatMap { settleKernelReleases($0, before: now) }
-        guard !paused else { return settled }
-        return settled
-            + devices.keys.sorted().flatMap { node -> [Action] in
-                guard let device = devices[node], device.life == .refused, let refusal = device.refusal, refusal.due <= now else { return [] }
+        var actions = devices.keys.sorted().flatMap { settleKernelReleases($0, before: now) }
+        if !paused {
+            actions += devices.keys.sorted().flatMap { node -> [Action] in
+                guard let refusal = devices[node]?.refusal, refusal.due <= now else { return [] }
                 return open(node, at: now)
             }
+        }
+        let later = devices.values.flatMap { [$0.kernelUps?.due, paused ? nil : $0.refusal?.due] }.compactMap { $0 }
+        return actions + (later.min().map { [.wakeUp(after: $0 - now)] } ?? [])
     }
 
     /// Lets every device go until `resume`, their keys released: the keys act normally meanwhile.
@@ -277,7 +285,7 @@ public struct InputSource: Sendable {
         case .opening, .waiting, .grabbing, .grabbed: return []
         case .closed, .refused: break
         }
-        device.life = .opening
+        device.life = .opening(after: device.life.refusal)
         device.dropping = false
         devices[node] = device
         return [.open(node)]
@@ -285,8 +293,8 @@ public struct InputSource: Sendable {
 
     /// Grabs the node once no key on it is down.
     private mutating func grabIfIdle(_ node: String) -> [Action] {
-        guard var device = devices[node], device.life == .waiting, device.down.isEmpty else { return [] }
-        device.life = .grabbing
+        guard var device = devices[node], case .waiting(let refusal) = device.life, device.down.isEmpty else { return [] }
+        device.life = .grabbing(after: refusal)
         devices[node] = device
         return [.grab(node)]
     }
@@ -303,7 +311,6 @@ public struct InputSource: Sendable {
             guard var device = devices[node] else { return [] }
             let actions = release(device, cause: cause) + (device.isOpen ? [.close(node)] : [])
             device.life = .closed
-            device.refusal = nil
             device.down = []
             devices[node] = device
             return actions
@@ -311,7 +318,7 @@ public struct InputSource: Sendable {
     }
 
     private func release(_ device: InputDevice, cause: ReleaseCause) -> [Action] {
-        guard device.life == .grabbed else { return [] }
+        guard device.isGrabbed else { return [] }
         return device.down.sorted().map { .keyUp($0, device.ref, cause) }
     }
 }

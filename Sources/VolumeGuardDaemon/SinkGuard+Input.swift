@@ -150,8 +150,7 @@ extension SinkGuard {
         let found = present.map { device in
             DeviceMessage(
                 match: device.match.description, name: device.info.name, path: device.info.node, ids: device.info.ids,
-                state: device.state, error: device.state == .refused ? device.refusal?.error : nil,
-                fix: device.state == .refused ? device.refusal?.fix : nil, lastKey: device.lastKey.map(KeyNames.name)
+                state: device.state, error: device.refusal?.error, fix: device.refusal?.fix, lastKey: device.lastKey.map(KeyNames.name)
             )
         }
         let absent = input.configuration.matches.filter { match in !present.contains { $0.match == match } }
@@ -160,7 +159,7 @@ extension SinkGuard {
 
     /// For systemd's status line: the first device refused, with its fix.
     var deviceTrouble: String {
-        let refused = (input.map { Array($0.devices.values) } ?? []).filter { $0.state == .refused }.sorted { $0.info.node < $1.info.node }
+        let refused = (input.map { Array($0.devices.values) } ?? []).filter { $0.refusal != nil }.sorted { $0.info.node < $1.info.node }
         guard let first = refused.first, let refusal = first.refusal else { return "" }
         let more = refused.count > 1 ? " (and \(refused.count - 1) more)" : ""
         return "; cannot take \(first.info.name) (\(first.info.node)): \(refusal.error)\(more). \(refusal.fix)"

@@ -91,12 +91,26 @@ struct InputSourceTests {
         _ = take([Remote.consumer])
         _ = source.key(115, value: 1, on: node)
         _ = source.kernelReleased([115], on: node, at: .seconds(1))
-        #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace - .milliseconds(1)).isEmpty)
+        #expect(
+            source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace - .milliseconds(1)) == [.wakeUp(after: .milliseconds(1))],
+            "not yet: it asks again for the rest of the grace")
         #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace) == [.keyUp(115, Remote.consumerRef, .keyUp)])
         _ = source.key(114, value: 1, on: node)
         _ = source.kernelReleased([114], on: node, at: .seconds(5))
         #expect(source.key(115, value: 1, on: node) == [.keyUp(114, Remote.consumerRef, .keyUp), .keyDown(115, Remote.consumerRef)])
         #expect(source.kernelReleased([30], on: node, at: .seconds(6)).isEmpty, "a key not down")
+    }
+
+    @Test("A link udev makes after the node changes nothing: the device stays grabbed, its key still down")
+    mutating func linkMadeLater() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        var linked = Remote.consumer
+        linked.stablePaths = ["/dev/input/by-id/usb-AB_Shutter3-event-if01"]
+        #expect(source.scanned([linked], at: .seconds(1)).isEmpty)
+        #expect(source.devices[node]?.info.stablePaths == linked.stablePaths)
+        #expect(source.key(115, value: 0, on: node) == [.keyUp(115, Remote.consumerRef, .keyUp)])
     }
 
     @Test("A device missing from a scan is gone; a node taken by another device is a new device")
@@ -121,7 +135,7 @@ struct InputSourceTests {
             guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
             waits.append(wait)
             #expect(source.devices[node]?.state == .refused)
-            #expect(source.wakeUp(at: now + wait - .milliseconds(1)).isEmpty, "not before it is due")
+            #expect(source.wakeUp(at: now + wait - .milliseconds(1)) == [.wakeUp(after: .milliseconds(1))], "not before it is due")
             now += wait
             #expect(source.wakeUp(at: now) == [.open(node)])
         }
@@ -147,6 +161,29 @@ struct InputSourceTests {
         #expect(source.opened(node, keysDown: []) == [.grab(node)])
         let actions = source.refused(node, error: "another program grabbed it", fix: "", at: .zero)
         #expect(actions.first == .close(node))
+    }
+
+    @Test("Grabs refused again and again, each after an open that took, back off and reach the log once")
+    mutating func busyGrabBacksOff() {
+        let node = Remote.consumer.node
+        _ = source.scanned([Remote.consumer], at: .zero)
+        var now = Duration.zero
+        var waits: [Duration] = []
+        var told = 0
+        for _ in 0..<8 {
+            #expect(source.opened(node, keysDown: []) == [.grab(node)])
+            let actions = source.refused(node, error: "another program grabbed it", fix: "", at: now)
+            told += actions.count { if case .report = $0 { true } else { false } }
+            guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
+            waits.append(wait)
+            now += wait
+            #expect(source.wakeUp(at: now) == [.open(node)])
+        }
+        #expect(waits.last == InputSource.slowestRetry)
+        #expect(told == 1)
+        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+        #expect(source.grabbed(node).count == 1)
+        #expect(source.devices[node]?.refusal == nil, "a grab ends the refusals")
     }
 
     @Test("Dropped events: the keys read along with them are stale, the keys are read again once all are read, and the downs and ups missed told")
