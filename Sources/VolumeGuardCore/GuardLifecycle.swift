@@ -1,5 +1,6 @@
 /// The life of the guard's shell, as a value: its attempts to connect to the audio server, the one timer
-/// it keeps for the core's wake-ups, and its way to the end. Fed what happens to the shell, with the time
+/// it keeps for the wake-ups its machines ask for (the core's, the input source's and the press
+/// pipeline's), and its way to the end. Fed what happens to the shell, with the time
 /// it happened, it returns what the shell is to do; the shell (the daemon's `SinkGuard`, or a simulation)
 /// performs that and decides nothing itself.
 ///
@@ -42,7 +43,7 @@ public struct GuardLifecycle: Hashable, Sendable {
         case lost(generation: Int)
         /// The backoff before attempt `generation` has passed.
         case retryDue(generation: Int)
-        /// The core asked to be woken after `after`.
+        /// A machine asked to be woken after `after`. Each asks again, when woken, for what is still due.
         case wakeUpAsked(after: Duration)
         /// The wake-up timer set for `due` fired.
         case timerFired(due: Duration)
@@ -83,7 +84,7 @@ public struct GuardLifecycle: Hashable, Sendable {
     public private(set) var state = State.idle
     private var lastGeneration = 0
     private var backoff = Self.firstBackoff
-    /// When the earliest wake-up the core asked for is due, while a timer runs for it.
+    /// When the earliest wake-up asked for is due, while a timer runs for it.
     private var wakeUpDue: Duration?
 
     public init() {}
@@ -149,7 +150,7 @@ public struct GuardLifecycle: Hashable, Sendable {
             guard case .running(.connecting(generation)) = state else { return [] }
             return [.connect(generation: generation)]
         case .wakeUpAsked(let after):
-            // One timer at a time, for the earliest wake-up asked for: the core asks again, on any wake-up,
+            // One timer at a time, for the earliest wake-up asked for: each machine asks again, on any wake-up,
             // for whatever is still due later.
             let due = now + after
             guard !hasEnded, wakeUpDue.map({ due < $0 }) ?? true else { return [] }

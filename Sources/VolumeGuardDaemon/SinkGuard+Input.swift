@@ -75,7 +75,7 @@ extension SinkGuard {
         case .keyUp(let key, let device, let cause):
             pass(pipeline.keyUp(key, on: device, cause: cause, at: now))
         case .wakeUp(let delay):
-            schedule(at: now + delay) { $0.feedInput { input, now in input.wakeUp(at: now) } }
+            live(.wakeUpAsked(after: delay))
         case .report(let report):
             log(report)
         }

@@ -23,7 +23,7 @@ extension SinkGuard {
                 logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
                 noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
             case .wakeUp(let delay):
-                schedule(at: now + delay) { $0.pass($0.pipeline.wakeUp(at: $0.now)) }
+                live(.wakeUpAsked(after: delay))
             }
         }
     }

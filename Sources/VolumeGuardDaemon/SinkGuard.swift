@@ -15,7 +15,7 @@ import VolumeGuardCore
 /// into the actor, so the machines see one ordered history. With `source = "input"` the core is never
 /// started: no connection is made.
 ///
-/// Its own life (connection attempts, the core's one timer, shutdown) is decided by `GuardLifecycle`, a
+/// Its own life (connection attempts, its one timer, shutdown) is decided by `GuardLifecycle`, a
 /// value it feeds what happens and whose actions it performs: connection attempts run as child tasks of
 /// `run` and end with it, and timers are the mainloop's. It also keeps what the core asks to be
 /// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
@@ -134,6 +134,7 @@ actor SinkGuard: Service, CustomStringConvertible {
             switch action {
             case .connect(let generation): connect(generation)
             case .close: closeConnection()
+            case .feed(.wakeUp): wakeUp()
             case .feed(let event): feed(event)
             case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
             case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
@@ -142,6 +143,14 @@ actor SinkGuard: Service, CustomStringConvertible {
             case .end: spawn.finish()
             }
         }
+    }
+
+    /// The guard's one timer came due: every machine that asked for it (the core, the input source, the
+    /// press pipeline) looks again, and asks again for whatever is still due later.
+    private func wakeUp() {
+        if configuration.source.guardsSink { feed(.wakeUp) }
+        feedInput { input, now in input.wakeUp(at: now) }
+        pass(pipeline.wakeUp(at: now))
     }
 
     /// Closes the current attempt's connection: the requests it cancels complete on the mainloop's next

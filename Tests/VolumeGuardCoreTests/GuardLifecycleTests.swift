@@ -71,7 +71,7 @@ struct GuardLifecycleTests {
         #expect(again.contains(.retry(generation: generation + 1, after: GuardLifecycle.firstBackoff)))
     }
 
-    @Test("One timer for the core's wake-ups: a later one asked for while an earlier one runs sets none")
+    @Test("One timer for the machines' wake-ups: a later one asked for while an earlier one runs sets none")
     mutating func oneTimer() {
         let first = lifecycle.handle(.wakeUpAsked(after: .milliseconds(100)), at: .seconds(1))
         #expect(first == [.setTimer(due: .milliseconds(1100))])
