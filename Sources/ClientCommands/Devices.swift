@@ -29,17 +29,7 @@ public struct Devices: AsyncParsableCommand {
 
     @OptionGroup var socket: SocketOptions
 
-    @Option(
-        name: [.customLong("devices"), .customLong("device")],
-        help: ArgumentHelp(
-            "A device as `run --devices` takes it, in place of the config file's `devices`: a name, vendor:product or a path; repeat for more.",
-            valueName: "device"))
-    var device: [String] = []
-
-    @Option(
-        name: [.customLong("keys"), .customLong("key")],
-        help: ArgumentHelp("A key as `run --keys` takes it, in place of the config file's `keys`; repeat for more.", valueName: "key"))
-    var key: [String] = []
+    @OptionGroup var input: DeviceOptions
 
     @Flag(help: "Print a udev rule for the configured devices instead (it names the file it goes in).")
     var udevRule = false
@@ -53,7 +43,7 @@ public struct Devices: AsyncParsableCommand {
     }
 
     private var flags: Options {
-        Options(devices: device.isEmpty ? nil : device, keys: key.isEmpty ? nil : key)
+        Options(devices: input.devices, keys: input.keys)
     }
 
     public func run() async throws {

@@ -82,18 +82,7 @@ struct Run: AsyncParsableCommand {
             valueName: "source"))
     var source: SourceSelection?
 
-    @Option(
-        name: [.customLong("devices"), .customLong("device")],
-        help: ArgumentHelp(
-            "An input device to grab and take keys from: its name (as `volume-guard devices` shows it; a remote's parts too), vendor:product (2717:0040) or a path (/dev/input/by-id/…); repeat for more.",
-            valueName: "device"))
-    var device: [String] = []
-
-    @Option(
-        name: [.customLong("keys"), .customLong("key")],
-        help: ArgumentHelp(
-            "A key besides volume up, down and mute that is a press when a device sends it, e.g. KEY_ENTER; repeat for more.", valueName: "key"))
-    var key: [String] = []
+    @OptionGroup var input: DeviceOptions
 
     @Option(
         help: ArgumentHelp(
@@ -119,7 +108,7 @@ struct Run: AsyncParsableCommand {
             sink: sink, guardMute: guardMute, step: step, clampMargin: clampMargin, history: history, socket: socket.given,
             server: server, logLevel: logLevel, mode: mode, repeatPeriod: repeatPeriod, repeatDelay: repeatDelay,
             doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins, source: source,
-            devices: device.isEmpty ? nil : device, keys: key.isEmpty ? nil : key, holdDelay: holdDelay
+            devices: input.devices, keys: input.keys, holdDelay: holdDelay
         )
     }
 
