@@ -1,7 +1,7 @@
 /// The life of the guard's shell, as a value: its attempts to connect to the audio server, the one timer
 /// it keeps for the wake-ups its machines ask for (the core's, the input source's and the press
 /// pipeline's), and its way to the end. Fed what happens to the shell, with the time
-/// it happened, it returns what the shell is to do; the shell (the daemon's `SinkGuard`, or a simulation)
+/// it happened, it returns what the shell is to do; the shell (the daemon's `GuardService`, or a simulation)
 /// performs that and decides nothing itself.
 ///
 /// A failed libpulse context cannot reconnect, so each attempt is a new connection, numbered by its

@@ -6,16 +6,16 @@ import NIOCore
 /// loose without holding anyone up.
 struct ClientSession {
     let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    let sinkGuard: SinkGuard
+    let guardService: GuardService
     private let decoder = RequestDecoder()
 
-    init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, sinkGuard: SinkGuard) {
+    init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, guardService: GuardService) {
         self.client = client
-        self.sinkGuard = sinkGuard
+        self.guardService = guardService
     }
 
     func run() async {
-        let queue = ClientQueue(channel: client.channel, capacity: sinkGuard.clientQueueCapacity)
+        let queue = ClientQueue(channel: client.channel, capacity: guardService.clientQueueCapacity)
         try? await client.executeThenClose { inbound, _ in
             if await serve(inbound, replyingTo: queue) {
                 // A subscriber that only half-closed (`echo '{"cmd":"subscribe"}' | nc -U`) keeps
@@ -26,7 +26,7 @@ struct ClientSession {
                 await queue.drain()
             }
         }
-        await sinkGuard.unsubscribe(queue)
+        await guardService.unsubscribe(queue)
     }
 
     /// Answers request lines until the client stops sending; returns whether it subscribed.
@@ -57,12 +57,12 @@ struct ClientSession {
         switch request.command {
         case .subscribe:
             let interests = SubscriberHub.Interests(gestures: request.gestures ?? true, states: request.states ?? true)
-            await sinkGuard.subscribe(queue, id: request.id, since: request.since, interests: interests)
+            await guardService.subscribe(queue, id: request.id, since: request.since, interests: interests)
             return nil
         case .status:
-            return ByteBuffer(line: await sinkGuard.status(id: request.id))
+            return ByteBuffer(line: await guardService.status(id: request.id))
         case .pause, .resume:
-            await sinkGuard.set(paused: request.command == .pause)
+            await guardService.set(paused: request.command == .pause)
             return ByteBuffer(line: AckMessage(type: request.command == .pause ? "paused" : "resumed", id: request.id))
         case .ping:
             return ByteBuffer(line: AckMessage(type: "pong", id: request.id))

@@ -15,7 +15,7 @@ struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
     private let load: @Sendable () throws -> DaemonConfiguration
     private let initial: DaemonConfiguration
-    private let sinkGuard: SinkGuard
+    private let guardService: GuardService
     private let threshold: JournalLogHandler.Threshold
     private let notifier: SystemdNotifier
     private let logger: Logger
@@ -24,12 +24,12 @@ struct ConfigReloader: Service, CustomStringConvertible {
     /// ends the process); `load` reads the config file again and layers the start's flags over it.
     init(
         hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> DaemonConfiguration, initial: DaemonConfiguration,
-        sinkGuard: SinkGuard, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
+        guardService: GuardService, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
         self.hangups = hangups
         self.load = load
         self.initial = initial
-        self.sinkGuard = sinkGuard
+        self.guardService = guardService
         self.threshold = threshold
         self.notifier = notifier
         self.logger = logger
@@ -64,7 +64,7 @@ struct ConfigReloader: Service, CustomStringConvertible {
         new.server = current.server
         new.historyCapacity = current.historyCapacity
         threshold.value = new.logLevel
-        await sinkGuard.reload(new)
+        await guardService.reload(new)
         logger.info("configuration reloaded", metadata: ["mode": "\(new.mode.rawValue)", "actions": "\(new.actions.count)"])
         return new
     }

@@ -21,7 +21,7 @@ struct ControlServer: Service, CustomStringConvertible {
     private typealias Server = NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
 
     let path: String
-    let sinkGuard: SinkGuard
+    let guardService: GuardService
     let logger: Logger
     private let server: Server
     /// The socket file this daemon bound: the one it removes at the end. Nil for systemd's socket.
@@ -29,23 +29,23 @@ struct ControlServer: Service, CustomStringConvertible {
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
-    init(path: String, sinkGuard: SinkGuard, logger: Logger) async throws {
+    init(path: String, guardService: GuardService, logger: Logger) async throws {
         let server = try await Self.bind(path)
-        self.init(path: path, server: server, socketFile: SocketFile(at: path), sinkGuard: sinkGuard, logger: logger)
+        self.init(path: path, server: server, socketFile: SocketFile(at: path), guardService: guardService, logger: logger)
     }
 
     /// Serves the socket systemd passed (socket activation). Its file is systemd's: it stays in place at
     /// exit, so that the next client that connects starts the daemon again.
-    init(inherited socket: InheritedSocket, sinkGuard: SinkGuard, logger: Logger) async throws {
+    init(inherited socket: InheritedSocket, guardService: GuardService, logger: Logger) async throws {
         let server = try await Self.adopt(socket)
-        self.init(path: socket.path, server: server, socketFile: nil, sinkGuard: sinkGuard, logger: logger)
+        self.init(path: socket.path, server: server, socketFile: nil, guardService: guardService, logger: logger)
     }
 
-    private init(path: String, server: Server, socketFile: SocketFile?, sinkGuard: SinkGuard, logger: Logger) {
+    private init(path: String, server: Server, socketFile: SocketFile?, guardService: GuardService, logger: Logger) {
         self.path = path
         self.server = server
         self.socketFile = socketFile
-        self.sinkGuard = sinkGuard
+        self.guardService = guardService
         self.logger = logger
     }
 
@@ -59,7 +59,7 @@ struct ControlServer: Service, CustomStringConvertible {
                     for try await client in clients {
                         group.addTask {
                             guard await serves(client.channel) else { return }
-                            await ClientSession(client: client, sinkGuard: sinkGuard).run()
+                            await ClientSession(client: client, guardService: guardService).run()
                         }
                     }
                 }

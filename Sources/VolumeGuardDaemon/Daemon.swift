@@ -48,27 +48,27 @@ public enum Daemon {
         let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
         logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
         let httpGauge = configuration.http.map { _ in HTTPGauge() }
-        let sinkGuard = SinkGuard(
+        let guardService = GuardService(
             configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier, httpGauge: httpGauge
         )
         let control =
             if let inherited {
-                try await ControlServer(inherited: inherited, sinkGuard: sinkGuard, logger: logger)
+                try await ControlServer(inherited: inherited, guardService: guardService, logger: logger)
             } else {
-                try await ControlServer(path: path, sinkGuard: sinkGuard, logger: logger)
+                try await ControlServer(path: path, guardService: guardService, logger: logger)
             }
         var listeners: [any Service] = [control]
         if let settings = configuration.http, let httpGauge {
-            listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, sinkGuard: sinkGuard, logger: logger))
+            listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, guardService: guardService, logger: logger))
         }
         let reloader = ConfigReloader(
-            hangups: hangups, load: reload, initial: configuration, sinkGuard: sinkGuard, threshold: threshold,
+            hangups: hangups, load: reload, initial: configuration, guardService: guardService, threshold: threshold,
             notifier: notifier, logger: logger
         )
         // Shut down in reverse: stop reloading; give the sink back, telling subscribers and writing them
         // every line before closing their connections (event streams too); close the listeners; then stop
         // actions.
-        let services: [any Service] = [actions] + listeners + [sinkGuard, reloader]
+        let services: [any Service] = [actions] + listeners + [guardService, reloader]
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services.map {

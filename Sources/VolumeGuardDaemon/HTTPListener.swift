@@ -25,11 +25,11 @@ struct HTTPListener: Service, CustomStringConvertible {
     let address: ListenAddress
     private let server: Server
     private let policy: HTTPRequestPolicy
-    private let sinkGuard: SinkGuard
+    private let guardService: GuardService
     private let logger: Logger
 
     /// Binds the listener before anything else starts, so that a port in use fails the start.
-    init(settings: HTTPSettings, gauge: HTTPGauge, sinkGuard: SinkGuard, logger: Logger) async throws {
+    init(settings: HTTPSettings, gauge: HTTPGauge, guardService: GuardService, logger: Logger) async throws {
         let limits = {
             var limits = NIOHTTPDecoderLimitConfiguration()
             limits.maxHeaderListSize = HTTPRequestPolicy.headerListLimit
@@ -65,7 +65,7 @@ struct HTTPListener: Service, CustomStringConvertible {
         address = ListenAddress(host: settings.address.host, port: port)
         gauge.address = address
         policy = HTTPRequestPolicy(origins: settings.origins)
-        self.sinkGuard = sinkGuard
+        self.guardService = guardService
         self.logger = logger
     }
 
@@ -88,7 +88,7 @@ struct HTTPListener: Service, CustomStringConvertible {
                     for try await accepted in connections {
                         guard let connection = accepted.connection else { continue }
                         group.addTask {
-                            await HTTPSession(connection: connection, policy: policy, sinkGuard: sinkGuard).run()
+                            await HTTPSession(connection: connection, policy: policy, guardService: guardService).run()
                         }
                     }
                 }

@@ -13,7 +13,7 @@ struct HTTPSession {
 
     let connection: Connection
     let policy: HTTPRequestPolicy
-    let sinkGuard: SinkGuard
+    let guardService: GuardService
 
     private var channel: any Channel { connection.channel }
 
@@ -70,10 +70,10 @@ struct HTTPSession {
         case .options(let methods):
             return HTTPResponses.options(methods: methods, origin: nil, privateNetwork: false, keepAlive: keepAlive)
         case .serve(.status, let origin):
-            return HTTPResponses.json(ByteBuffer(line: await sinkGuard.status(id: nil)), origin: origin, keepAlive: keepAlive)
+            return HTTPResponses.json(ByteBuffer(line: await guardService.status(id: nil)), origin: origin, keepAlive: keepAlive)
         case .serve(let route, let origin):
             let paused = route == .pause
-            await sinkGuard.set(paused: paused)
+            await guardService.set(paused: paused)
             return HTTPResponses.json(ByteBuffer(line: AckMessage(type: paused ? "paused" : "resumed", id: nil)), origin: origin, keepAlive: keepAlive)
         }
     }
@@ -82,15 +82,15 @@ struct HTTPSession {
     /// goes, it stops reading and is cut loose, or the daemon stops (its subscriptions finished).
     private func stream(since: UInt64?, interests: SubscriberHub.Interests, origin: WebOrigin?) async throws {
         try await send([HTTPResponses.eventStreamHead(origin: origin)])
-        let queue = ClientQueue(channel: channel, capacity: sinkGuard.clientQueueCapacity, carrier: .eventStream)
-        await sinkGuard.subscribe(queue, id: nil, since: since, interests: interests)
+        let queue = ClientQueue(channel: channel, capacity: guardService.clientQueueCapacity, carrier: .eventStream)
+        await guardService.subscribe(queue, id: nil, since: since, interests: interests)
         let interval = EventStreamFrame.heartbeatInterval
         let heartbeat = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
             if !queue.send(EventStreamFrame.heartbeat) { task.cancel() }
         }
         await queue.untilClosed()
         heartbeat.cancel()
-        await sinkGuard.unsubscribe(queue)
+        await guardService.unsubscribe(queue)
     }
 
     /// Answers a request whose body is too large while it is still coming, and ends the connection

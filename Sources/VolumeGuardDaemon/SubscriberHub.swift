@@ -5,7 +5,7 @@ import NIOCore
 /// The subscribers and what they are owed: each press and gesture as it happens, a state line when the
 /// state or the guarded sink changes, and, for one that resumes with `since`, the presses it missed.
 ///
-/// Owned by `SinkGuard` and used only from inside it, so a subscription, its replay and the live lines
+/// Owned by `GuardService` and used only from inside it, so a subscription, its replay and the live lines
 /// after it are ordered by the actor: no press falls between replay and live, none is sent twice.
 /// Socket clients and HTTP event streams are subscribers alike: each line is made once, framed once as
 /// an event, and each queue gets the form its `carrier` carries.

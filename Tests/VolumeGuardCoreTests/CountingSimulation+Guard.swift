@@ -1,6 +1,6 @@
 @testable import VolumeGuardCore
 
-/// The guard's shell (SinkGuard): one event at a time, its requests on one connection, its timer the
+/// The guard's shell (GuardService): one event at a time, its requests on one connection, its timer the
 /// one `GuardLifecycle` keeps.
 extension CountingSimulation {
     func guardNext() {

@@ -40,7 +40,7 @@ final class CountingSimulation {
     // The guard's shell.
     var guardInbox: [GuardEvent] = []
     var guardBusy = false
-    /// The shell's lifecycle, as SinkGuard keeps it: here, its one timer for the core's wake-ups.
+    /// The shell's lifecycle, as GuardService keeps it: its one timer, here for the core's wake-ups alone.
     var lifecycle = GuardLifecycle()
 
     var clients: [SimulatedClient] = []

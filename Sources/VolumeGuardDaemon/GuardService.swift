@@ -20,7 +20,7 @@ import VolumeGuardCore
 /// `run` and end with it, and timers are the mainloop's. It also keeps what the core asks to be
 /// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
 /// systemd how it is doing, and, through `PausePolicy`, decides when the core is paused.
-actor SinkGuard: Service, CustomStringConvertible {
+actor GuardService: Service, CustomStringConvertible {
     /// As the daemon started: the socket, server, history length and sources are not changed by a reload.
     let configuration: DaemonConfiguration
     var policy: PausePolicy
@@ -83,7 +83,7 @@ actor SinkGuard: Service, CustomStringConvertible {
         (work, spawn) = AsyncStream.makeStream()
     }
 
-    nonisolated var description: String { "SinkGuard" }
+    nonisolated var description: String { "GuardService" }
 
     /// Guards until a graceful shutdown, then gives the sink back and returns. Not isolated: it only starts
     /// the child tasks the guard asks for, which run on the global executor anyway.
@@ -163,7 +163,7 @@ actor SinkGuard: Service, CustomStringConvertible {
     /// Runs `body` in the guard when `due` (on the core's clock) comes: a timer of the mainloop the guard
     /// runs on, so waiting costs no task and no other thread. (Its clock stops while the machine sleeps:
     /// across a suspend it comes due that much later.)
-    func schedule(at due: Duration, _ body: @escaping @Sendable (isolated SinkGuard) -> Void) {
+    func schedule(at due: Duration, _ body: @escaping @Sendable (isolated GuardService) -> Void) {
         PulseMainloop.shared.run(after: due - now) { [self] in
             assumeIsolated(body)
         }

@@ -5,7 +5,7 @@ import VolumeGuardCore
 
 /// The press pipeline's end, the same for every source: lines to the subscribers (presses kept for
 /// replays), presses to the actions.
-extension SinkGuard {
+extension GuardService {
     /// Performs what the `PressPipeline` made of a source's press or release.
     func pass(_ made: [PressPipeline.Action]) {
         for action in made {

@@ -6,7 +6,7 @@ import VolumeGuardCore
 
 /// Feeding the input source and performing what it returns: the device nodes' IO, on the mainloop the
 /// guard runs on, so that a key event reaches the pipeline in the same turn it is read.
-extension SinkGuard {
+extension GuardService {
     /// Watches `/dev/input` and takes the devices present, with `input` or `both`.
     func startInput() {
         guard input != nil else { return }

@@ -3,7 +3,7 @@ import GuardSettings
 import VolumeGuardCore
 
 /// What clients of the control socket ask of the guard.
-extension SinkGuard {
+extension GuardService {
     /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
     /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
     func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {

@@ -6,7 +6,7 @@ import PulseBridge
 import VolumeGuardCore
 
 /// Feeding the core and performing what it returns.
-extension SinkGuard {
+extension GuardService {
     /// Hands the core one event, with the time it is handled, and performs what it returns.
     func feed(_ event: GuardEvent) {
         logger.trace("event", metadata: ["event": "\(event)"])
@@ -79,9 +79,9 @@ extension SinkGuard {
         let generation = assumeIsolated { $0.lifecycle.link?.generation }
         return { [self] value in
             guard let event = event(value) else { return }
-            assumeIsolated { sinkGuard in
-                guard let generation, sinkGuard.lifecycle.isCurrent(generation) else { return }
-                sinkGuard.feed(event)
+            assumeIsolated { guardService in
+                guard let generation, guardService.lifecycle.isCurrent(generation) else { return }
+                guardService.feed(event)
             }
         }
     }
