@@ -9,6 +9,7 @@ import os
 import select
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO
 
 from harness import WAIT, Account, Checks, Daemon, Message, Subscriber
@@ -18,6 +19,19 @@ SHUTTER = "AB Shutter3"
 PRESENTER_IDS = "1d57:ad03"
 CLICKER_LINK = "/dev/input/by-id/usb-Wireless_Clicker-event-kbd"
 SLOW = "Slow Remote"
+
+
+class InputDaemonPart:
+    """What each part of InputDaemonScenarios works with, which that class makes: the parts are classes of
+    their own so that their scenarios have a file of their own, yet run against the one daemon."""
+
+    checks: Checks
+    binary: Path
+    user: Account
+    daemon: Daemon
+    subscriber: Subscriber
+    shutter: Remote
+
 
 latencies: list[float] = []
 """Seconds from a key's down (written to uinput, which stamps the event then) to its press line."""

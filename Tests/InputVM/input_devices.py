@@ -4,11 +4,22 @@ those it must leave alone, near names included.
 """
 
 import json
-from pathlib import Path
 
 from devices_command import check_devices_command
-from harness import WAIT, Account, Checks, Daemon, Subscriber
-from helpers import CLICKER_LINK, PRESENTER_IDS, SHUTTER, SLOW, entry_of, from_device, gone_during_hold, marker, tap
+from harness import WAIT, Checks, Daemon, Subscriber
+from helpers import (
+    CLICKER_LINK,
+    PRESENTER_IDS,
+    SHUTTER,
+    SLOW,
+    InputDaemonPart,
+    entry_of,
+    from_device,
+    gone_during_hold,
+    is_press,
+    marker,
+    tap,
+)
 from remote import Device, Reader, Remote
 
 
@@ -36,16 +47,9 @@ def left_alone(
     checks.equal(f"{prefix}not in status", listed, [])
 
 
-class DeviceScenarios:
-    """A part of InputDaemonScenarios, which makes the daemon, its subscriber and the remotes named below: a
-    class of its own so that these scenarios have a file of their own, yet run against that one daemon."""
+class DeviceScenarios(InputDaemonPart):
+    """The input daemon's scenarios about its devices, with the remotes named below besides the shutter."""
 
-    checks: Checks
-    binary: Path
-    user: Account
-    daemon: Daemon
-    subscriber: Subscriber
-    shutter: Remote
     decoys: list[Device]
     other: Device
     presenter: Remote
@@ -155,7 +159,10 @@ class DeviceScenarios:
             device.destroy()
         for match in (PRESENTER_IDS, CLICKER_LINK, SLOW):
             self.daemon.wait_device(f"{match} absent", lambda e: e.get("match") == match and e.get("state") == "absent")
-        before = marker(self.subscriber, self.shutter.consumer, "KEY_VOLUMEDOWN")
+        # From before the devices went up to the marker's press: a release told as they went counts too.
+        marker(self.subscriber, self.shutter.consumer, "KEY_VOLUMEDOWN")
+        lines = self.subscriber.since(mark)
+        before = lines[: next(i for i, m in enumerate(lines) if is_press(self.shutter.consumer, "KEY_VOLUMEDOWN")(m))]
         self.checks.equal("no release", [m for m in before if m.get("type") == "release"], [])
 
     def gone_during_hold(self) -> None:

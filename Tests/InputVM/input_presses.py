@@ -4,24 +4,15 @@ gestures, what the Python client and `volume-guard watch` show of them, and a re
 
 import subprocess
 import threading
-from pathlib import Path
 
-from harness import START_WAIT, WAIT, Account, Checks, Daemon, Message, Subscriber
-from helpers import entry_of, from_device, is_gesture, is_press, is_release, latencies, read_lines, tap
-from remote import Reader, Remote
+from harness import START_WAIT, WAIT, Message
+from helpers import InputDaemonPart, entry_of, from_device, is_gesture, is_press, is_release, latencies, read_lines, tap
+from remote import Reader
 from volume_guard import Client  # the checkout's, which harness puts on sys.path
 
 
-class PressScenarios:
-    """A part of InputDaemonScenarios, which makes the daemon, its subscriber and the remotes named below: a
-    class of its own so that these scenarios have a file of their own, yet run against that one daemon."""
-
-    checks: Checks
-    binary: Path
-    user: Account
-    daemon: Daemon
-    subscriber: Subscriber
-    shutter: Remote
+class PressScenarios(InputDaemonPart):
+    """The input daemon's scenarios about what the shutter's keys become."""
 
     def grabbed_presses(self) -> None:
         with (
