@@ -18,7 +18,7 @@ extension GuardService {
                 actions.run(for: press)
             case .release(let release):
                 logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
-                noteCutLoose(hub.publishRelease(ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
+                noteCutLoose(hub.publishRelease(seq: release.seq, ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
             case .gesture(let gesture):
                 logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
                 noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))

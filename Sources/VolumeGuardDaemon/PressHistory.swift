@@ -1,25 +1,40 @@
 import NIOCore
 
-/// The latest press lines, as sent, so that a client that reconnects with `since` gets the presses it
-/// missed. Bounded: the oldest line goes when a new one comes in at capacity.
+/// The latest press lines, as sent, with the release lines between them, so that a client that
+/// reconnects with `since` gets the presses after `since` and their releases, in the order they were
+/// sent: a press replayed is never left down when its key is up again. Bounded: the oldest press goes,
+/// with the releases that came before it, when a new one comes in at capacity.
 ///
 /// Seqs rise by one per press and every press is appended, so what is kept is always the run of seqs
 /// ending at `lastSeq`: the presses after a seq are the last `lastSeq - seq` entries, when that many
-/// are still kept.
+/// are still kept. A release carries its press's seq, so those of presses after `since` are the ones
+/// with a higher seq.
 struct PressHistory {
     /// What a subscriber with `since` is owed.
     struct Replay {
-        /// The kept lines with a seq above `since`, oldest first.
-        var lines: [ByteBuffer]
+        /// The kept presses after `since` and their releases, oldest first; each press with its seq for an
+        /// event's id (a release's line carries its press's seq, and its event none).
+        var lines: [(seq: UInt64?, line: ByteBuffer)]
         /// Some presses above `since` were already dropped, so `lines` does not hold them all.
         var gap: Bool
-        /// The seq of the first of `lines` (the others follow it by one each).
-        var firstSeq: UInt64
+
+        static let none = Replay(lines: [], gap: false)
+    }
+
+    /// A release line, with the seq of its press.
+    private typealias Release = (seq: UInt64, line: ByteBuffer)
+
+    /// A press, and the releases sent between the press before it and this one.
+    private struct Entry {
+        var releasesBefore: [Release]
+        var line: ByteBuffer
     }
 
     let capacity: Int
-    /// The lines of seqs `lastSeq - entries.count + 1 ... lastSeq`.
-    private var entries: CircularBuffer<ByteBuffer>
+    /// The presses of seqs `lastSeq - entries.count + 1 ... lastSeq`.
+    private var entries: CircularBuffer<Entry>
+    /// The releases sent since the last press.
+    private var releasesAfter: [Release] = []
     private(set) var lastSeq: UInt64 = 0
 
     init(capacity: Int) {
@@ -31,16 +46,34 @@ struct PressHistory {
     mutating func append(seq: UInt64, line: ByteBuffer) {
         assert(seq == lastSeq + 1, "press seqs rise by one")
         if entries.count == capacity { entries.removeFirst() }
-        entries.append(line)
+        entries.append(Entry(releasesBefore: releasesAfter, line: line))
+        releasesAfter = []
         lastSeq = seq
     }
 
-    /// The presses after `since`. A `since` at or beyond `lastSeq` (a client that has everything, or
-    /// one that counted with an earlier daemon, whose seqs restarted) is owed nothing and has no gap.
+    /// Keeps the release of the press `seq`.
+    mutating func appendRelease(seq: UInt64, line: ByteBuffer) {
+        releasesAfter.append((seq, line))
+    }
+
+    /// The presses after `since` and their releases. A `since` at or beyond `lastSeq` (a client that has
+    /// every press and their releases, or one that counted with an earlier daemon, whose seqs restarted)
+    /// is owed nothing and has no gap.
     func replay(after since: UInt64) -> Replay {
-        guard since < lastSeq else { return Replay(lines: [], gap: false, firstSeq: lastSeq + 1) }
+        guard since < lastSeq else { return .none }
         let owed = lastSeq - since
-        let lines = Array(entries.suffix(Int(clamping: owed)))
-        return Replay(lines: lines, gap: owed > entries.count, firstSeq: lastSeq - UInt64(lines.count) + 1)
+        let kept = entries.suffix(Int(clamping: owed))
+        var seq = lastSeq - UInt64(kept.count)
+        var lines: [(seq: UInt64?, line: ByteBuffer)] = []
+        func releases(_ sent: [Release]) -> [(seq: UInt64?, line: ByteBuffer)] {
+            sent.filter { $0.seq > since }.map { (nil, $0.line) }
+        }
+        for entry in kept {
+            seq += 1
+            lines += releases(entry.releasesBefore)
+            lines.append((seq, entry.line))
+        }
+        lines += releases(releasesAfter)
+        return Replay(lines: lines, gap: owed > entries.count)
     }
 }

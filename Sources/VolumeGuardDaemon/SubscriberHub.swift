@@ -3,7 +3,8 @@ import GuardProtocol
 import NIOCore
 
 /// The subscribers and what they are owed: each press and gesture as it happens, a state line when the
-/// state or the guarded sink changes, and, for one that resumes with `since`, the presses it missed.
+/// state or the guarded sink changes, and, for one that resumes with `since`, the presses it missed
+/// with their releases.
 ///
 /// Owned by `GuardService` and used only from inside it, so a subscription, its replay and the live lines
 /// after it are ordered by the actor: no press falls between replay and live, none is sent twice.
@@ -23,7 +24,7 @@ struct SubscriberHub {
 
     /// The subscribers' queues, and what each wants.
     private var subscribers: [ObjectIdentifier: (queue: ClientQueue, interests: Interests)] = [:]
-    /// The latest presses, replayed to subscribers that resume with `since`.
+    /// The latest presses and releases, replayed to subscribers that resume with `since`.
     private var history: PressHistory
     /// The state line subscribers were last sent.
     private var announced: StateMessage?
@@ -39,9 +40,10 @@ struct SubscriberHub {
     /// How many subscribers are HTTP event streams.
     var eventStreams: Int { subscribers.values.count { $0.queue.carrier == .eventStream } }
 
-    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
-    /// `queue` for live lines. A nil `since` means live presses only. Socket clients and event streams
-    /// get the same replay, by the history's one rule (a `since` at or beyond `lastSeq` is owed nothing).
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, with their
+    /// releases, then registers `queue` for live lines. A nil `since` means live lines only. Socket clients
+    /// and event streams get the same replay, by the history's one rule (a `since` at or beyond `lastSeq`
+    /// is owed nothing).
     /// An `EventSource` cannot start again from 0 when the daemon restarted, as a socket client does on a
     /// new `instance`: for an event stream, a `since` beyond `lastSeq` (which only another run can have
     /// given) is taken as 0. An event stream also gets the current state right after `subscribed` (if it
@@ -49,7 +51,7 @@ struct SubscriberHub {
     /// `status` for it.
     mutating func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: Interests, lastSeq: UInt64) {
         let since = queue.carrier == .eventStream ? since.map { $0 > lastSeq ? 0 : $0 } : since
-        let replay = since.map(history.replay(after:)) ?? PressHistory.Replay(lines: [], gap: false, firstSeq: lastSeq + 1)
+        let replay = since.map(history.replay(after:)) ?? .none
         let reply = ByteBuffer(line: SubscribedMessage(id: id, lastSeq: lastSeq, instance: instance, gap: replay.gap))
         if queue.carrier == .socket {
             queue.send(reply)
@@ -58,8 +60,7 @@ struct SubscriberHub {
             queue.send(EventStreamFrame.event(id: min(since ?? lastSeq, lastSeq), retry: true, line: reply))
             if interests.states, let announced { queue.send(EventStreamFrame.event(line: ByteBuffer(line: announced))) }
         }
-        for (offset, line) in replay.lines.enumerated() {
-            let seq = replay.firstSeq + UInt64(offset)
+        for (seq, line) in replay.lines {
             guard queue.send(queue.carrier == .socket ? line : EventStreamFrame.event(id: seq, line: line)) else { return }
         }
         subscribers[ObjectIdentifier(queue)] = (queue, interests)
@@ -76,10 +77,11 @@ struct SubscriberHub {
         return broadcast(line, event: EventStreamFrame.event(id: seq, line: line), kind: .press)
     }
 
-    /// Sends a device key's release to every subscriber, whatever it asked for besides presses; returns
-    /// how many were cut loose. Like a gesture, it is not kept for replays.
-    mutating func publishRelease(_ line: ByteBuffer) -> Int {
-        broadcast(line, event: EventStreamFrame.event(line: line), kind: .release)
+    /// Keeps a device key's release for replays and sends it to every subscriber, whatever it asked for
+    /// besides presses; returns how many were cut loose.
+    mutating func publishRelease(seq: UInt64, _ line: ByteBuffer) -> Int {
+        history.appendRelease(seq: seq, line: line)
+        return broadcast(line, event: EventStreamFrame.event(line: line), kind: .release)
     }
 
     /// Sends a gesture to every subscriber that wants them; returns how many were cut loose.

@@ -79,6 +79,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
                 self.unconfigured_device,
                 self.near_names,
                 self.hold,
+                self.replay_with_releases,
                 self.double,
                 self.dropped_events,
                 self.made_after_start,

@@ -139,6 +139,36 @@ class PressScenarios(InputDaemonPart):
             self.checks.equal("no double", [m for m in self.subscriber.since(mark) if m.get("gesture") == "double"], [])
             self.checks.equal("nothing reached a second reader", reader.pending(), [])
 
+    def replay_with_releases(self) -> None:
+        """A client away while a key went down and up gets the press when it resumes, and its release with
+        it, so that the press is not left down: from the socket, and through the Python client."""
+        before = self.daemon.status()["last_seq"]
+        press, _ = tap(self.subscriber, self.shutter.consumer, "KEY_VOLUMEUP")
+        back = self.daemon.subscribe({"cmd": "subscribe", "since": before})
+        try:
+            back.wait_for("the release, replayed", is_release(press["seq"]), 0)
+            replayed = [(m.get("type"), m.get("seq")) for m in back.since(1) if m.get("seq") == press["seq"]]
+        finally:
+            back.close()
+        expected = [("press", press["seq"]), ("release", press["seq"])]
+        self.checks.equal("the socket replays the press, then its release", replayed, expected)
+        presses = Client(self.daemon.socket, timeout=WAIT).presses(since=before, gestures=False)
+        received: list[Message] = []
+
+        def read() -> None:
+            for event in presses:
+                received.append(dict(event))
+                if len(received) == 2:
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(WAIT)
+        presses.close()
+        self.checks.equal(
+            "presses() yields the press, then its release", [(e.get("type"), e.get("seq")) for e in received], expected
+        )
+
     def double(self) -> None:
         mark = self.subscriber.mark()
         self.shutter.consumer.press("KEY_VOLUMEDOWN")

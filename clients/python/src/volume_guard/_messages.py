@@ -117,8 +117,8 @@ class Press(TypedDict):
 
 
 class Release(TypedDict):
-    """A device's key is up again (devices only: a sink's presses have no ups). Not replayed by `since`,
-    and sent with `gestures=False` too."""
+    """A device's key is up again (devices only: a sink's presses have no ups). Replayed by `since`
+    with its press, and sent with `gestures=False` too."""
 
     type: Literal["release"]
     seq: int
