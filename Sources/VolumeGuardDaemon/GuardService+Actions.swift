@@ -46,7 +46,7 @@ extension GuardService {
         case .reconnect:
             dropConnection(reason: "the server names no default sink to this connection")
         case .wakeUp(let delay):
-            live(.wakeUpAsked(after: delay))
+            live(.wakeUpAsked(after: delay, by: .core))
         case .recordOriginals(let originals):
             // Before the writes that follow: a crash after them must find the levels they overwrite.
             do {

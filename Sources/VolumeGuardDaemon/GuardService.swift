@@ -134,8 +134,10 @@ actor GuardService: Service, CustomStringConvertible {
             switch action {
             case .connect(let generation): connect(generation)
             case .close: closeConnection()
-            case .feed(.wakeUp): wakeUp()
             case .feed(let event): feed(event)
+            case .wake(.core): feed(.wakeUp)
+            case .wake(.input): feedInput { input, now in input.wakeUp(at: now) }
+            case .wake(.pipeline): pass(pipeline.wakeUp(at: now))
             case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
             case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
             case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
@@ -143,14 +145,6 @@ actor GuardService: Service, CustomStringConvertible {
             case .end: spawn.finish()
             }
         }
-    }
-
-    /// The guard's one timer came due: every machine that asked for it (the core, the input source, the
-    /// press pipeline) looks again, and asks again for whatever is still due later.
-    private func wakeUp() {
-        if configuration.source.guardsSink { feed(.wakeUp) }
-        feedInput { input, now in input.wakeUp(at: now) }
-        pass(pipeline.wakeUp(at: now))
     }
 
     /// Closes the current attempt's connection: the requests it cancels complete on the mainloop's next

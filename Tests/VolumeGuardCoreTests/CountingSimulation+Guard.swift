@@ -55,9 +55,7 @@ extension CountingSimulation {
         case .setMute(_, let muted, let tag):
             request(.write(.mute(muted, by: Self.guardConnection), .ack(tag)), from: Self.guardConnection)
         case .wakeUp(let delay):
-            for case .setTimer(let due) in lifecycle.handle(.wakeUpAsked(after: delay), at: .microseconds(now)) {
-                post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
-            }
+            setTimers(lifecycle.handle(.wakeUpAsked(after: delay, by: .core), at: .microseconds(now)))
         case .readSinks, .reconnect, .recordOriginals, .pressed, .pressesInterrupted, .stateChanged, .report:
             break
         }

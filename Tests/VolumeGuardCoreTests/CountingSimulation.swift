@@ -147,6 +147,13 @@ final class CountingSimulation {
         case changed
     }
 
+    /// Posts a timer for each the lifecycle set, as the guard's mainloop runs them.
+    func setTimers(_ actions: [GuardLifecycle.Action]) {
+        for case .setTimer(let due) in actions {
+            post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
+        }
+    }
+
     func post(at time: Int, _ action: Occurrence) {
         order += 1
         let entry = (time: time, order: order, action: action)
@@ -170,9 +177,9 @@ final class CountingSimulation {
             guardBusy = false
             guardNext()
         case .guardTimer(let due):
-            for case .feed(let event) in lifecycle.handle(.timerFired(due: due), at: .microseconds(now)) {
-                guardInbox.append(event)
-            }
+            let actions = lifecycle.handle(.timerFired(due: due), at: .microseconds(now))
+            for case .wake(.core) in actions { guardInbox.append(.wakeUp) }
+            setTimers(actions)
             guardNext()
         case .toServer(let connection, let request):
             serve(request, from: connection)
