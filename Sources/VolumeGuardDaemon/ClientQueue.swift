@@ -25,7 +25,7 @@ final class ClientQueue: Sendable {
         case eventStream
     }
 
-    /// Room for live lines beyond a whole replay of the press history: replies, state lines and presses
+    /// Room for live lines beyond a whole replay of the press history (with devices, their releases too): replies, state lines and presses
     /// that a client still reading takes in time. With the socket's own buffer in front of them, a client
     /// that stopped reading is cut loose within 3,000 presses (with the default history of 1,024).
     static let headroom = 256

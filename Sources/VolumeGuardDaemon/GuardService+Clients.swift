@@ -4,17 +4,19 @@ import VolumeGuardCore
 
 /// What clients of the control socket ask of the guard.
 extension GuardService {
-    /// Queues the `subscribed` reply and the presses after `since` still in the history, then registers
-    /// `queue` for live lines, all in one turn of the actor. A nil `since` means live presses only.
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, with their
+    /// releases, then registers `queue` for live lines, all in one turn of the actor. A nil `since` means
+    /// live lines only.
     func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {
         hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: pipeline.lastSeq)
         subscribersChanged()
     }
 
     /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
-    /// is cut loose, never one that just resumed.
+    /// is cut loose, never one that just resumed. A replay is every press kept, and, when the daemon
+    /// takes devices, each one's release too.
     nonisolated var clientQueueCapacity: Int {
-        configuration.historyCapacity + ClientQueue.headroom
+        configuration.historyCapacity * (configuration.source.takesDevices ? 2 : 1) + ClientQueue.headroom
     }
 
     /// Forgets `queue`; only a subscriber's leaving can change the hold.

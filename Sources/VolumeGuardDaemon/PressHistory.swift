@@ -63,10 +63,13 @@ struct PressHistory {
         guard since < lastSeq else { return .none }
         let owed = lastSeq - since
         let kept = entries.suffix(Int(clamping: owed))
-        var seq = lastSeq - UInt64(kept.count)
+        // The seq before the first press replayed: `since`, or later when presses after it were dropped,
+        // whose releases are not owed either.
+        let before = lastSeq - UInt64(kept.count)
+        var seq = before
         var lines: [(seq: UInt64?, line: ByteBuffer)] = []
         func releases(_ sent: [Release]) -> [(seq: UInt64?, line: ByteBuffer)] {
-            sent.filter { $0.seq > since }.map { (nil, $0.line) }
+            sent.filter { $0.seq > before }.map { (nil, $0.line) }
         }
         for entry in kept {
             seq += 1
