@@ -65,8 +65,9 @@ class Client:
         `gestures` says), gesture dicts unless `gestures` is false, state dicts if `states` is true,
         and the client's own `gap` and `restart` dicts (see `Gap` and `Restart`). It never ends by
         itself: when the daemon goes away it reconnects (waiting 0.1 s, then longer, 2 s at most) and
-        resumes after the last press it yielded, so none the daemon still has is lost, nor their
-        releases (gestures are not replayed). An error line for the subscription itself raises
+        resumes after the last press it yielded, so none the daemon still has is lost, and each
+        comes with its release if its key is up by then. The release of a press yielded before the
+        connection went, and gestures, are not replayed. An error line for the subscription itself raises
         `VolumeGuardError`.
         """
         return Presses(Subscription(self.path, since, gestures=gestures, states=states), self.timeout)
