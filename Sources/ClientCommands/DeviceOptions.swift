@@ -8,7 +8,7 @@ public struct DeviceOptions: ParsableArguments {
     @Option(
         name: [.customLong("devices"), .customLong("device")],
         help: ArgumentHelp(
-            "An input device to grab and take keys from: its name (as `volume-guard devices` shows it; a remote's parts too), vendor:product (2717:0040) or a path (/dev/input/by-id/…); repeat for more.",
+            "An input device to take keys from: its name (as `volume-guard devices` shows it; a remote's parts too), vendor:product (2717:0040) or a path (/dev/input/by-id/…); repeat for more.",
             valueName: "device"))
     var device: [String] = []
 

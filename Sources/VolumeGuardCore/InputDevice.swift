@@ -19,8 +19,8 @@ public struct InputDevice: Hashable, Sendable {
         /// It could not be opened or grabbed: tried again when the refusal is due, or when a scan sees it.
         case refused(Refusal)
 
-        /// The last refusal in the current run of them.
-        var refusal: Refusal? {
+        /// The last refusal in the current run of them, which a grab ends.
+        var lastRefusal: Refusal? {
             switch self {
             case .opening(let refusal), .waiting(let refusal), .grabbing(let refusal): refusal
             case .refused(let refusal): refusal

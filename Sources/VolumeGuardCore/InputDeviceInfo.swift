@@ -25,7 +25,9 @@ public struct InputDeviceInfo: Hashable, Sendable {
     /// Whether `other` is this device, as a later scan sees it: the same node, name, ids and keys. Its
     /// links may differ, since udev makes them a moment after the node.
     func isSameDevice(_ other: InputDeviceInfo) -> Bool {
-        (node, name, vendor, product, keys) == (other.node, other.name, other.vendor, other.product, other.keys)
+        var other = other
+        other.stablePaths = stablePaths
+        return self == other
     }
 
     /// `vendor:product` in hex, as lsusb and the config file write it: `2717:0040`.

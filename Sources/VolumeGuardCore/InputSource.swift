@@ -119,7 +119,7 @@ public struct InputSource: Sendable {
     /// closed and tried again later, and again whenever a scan sees it.
     public mutating func refused(_ node: String, error: String, fix: String, at now: Duration) -> [Action] {
         guard var device = devices[node] else { return [] }
-        let previous = device.life.refusal
+        let previous = device.life.lastRefusal
         let since = previous?.since ?? now
         let retry = previous.map { min($0.retry * 2, Self.slowestRetry) } ?? Self.firstRetry
         let told = previous?.told ?? false
@@ -285,7 +285,7 @@ public struct InputSource: Sendable {
         case .opening, .waiting, .grabbing, .grabbed: return []
         case .closed, .refused: break
         }
-        device.life = .opening(after: device.life.refusal)
+        device.life = .opening(after: device.life.lastRefusal)
         device.dropping = false
         devices[node] = device
         return [.open(node)]
@@ -312,6 +312,7 @@ public struct InputSource: Sendable {
             let actions = release(device, cause: cause) + (device.isOpen ? [.close(node)] : [])
             device.life = .closed
             device.down = []
+            device.kernelUps = nil
             devices[node] = device
             return actions
         }

@@ -142,8 +142,8 @@ extension GuardService {
         }
     }
 
-    /// The input devices for a status reply: each one present that a match meets, then each match no
-    /// device present meets.
+    /// The input devices for a status reply: each one present that a match meets (under the first it
+    /// meets), then each match no device present meets.
     var deviceMessages: [DeviceMessage]? {
         guard let input else { return nil }
         let present = input.devices.values.sorted { $0.info.node < $1.info.node }
@@ -153,7 +153,7 @@ extension GuardService {
                 state: device.state, error: device.refusal?.error, fix: device.refusal?.fix, lastKey: device.lastKey.map(KeyNames.name)
             )
         }
-        let absent = input.configuration.matches.filter { match in !present.contains { $0.match == match } }
+        let absent = input.configuration.matches.filter { match in !present.contains { match.matches($0.info) } }
         return found + absent.map { DeviceMessage(match: $0.description, state: .absent) }
     }
 

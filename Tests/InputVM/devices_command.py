@@ -42,7 +42,9 @@ def udev_gives(device: Device) -> bool:
     # The tags of this event: TAGS keeps those of earlier ones too (udevadm test records them in udev's
     # database, as udev does).
     tags = [line.removeprefix("CURRENT_TAGS=") for line in test.stdout.splitlines() if line.startswith("CURRENT_TAGS=")]
-    return tags != [] and ":uaccess:" in tags[0] and "run: 'uaccess'" in test.stdout
+    if not tags:
+        raise RuntimeError(f"udevadm test {node.name} printed no CURRENT_TAGS: {test.stdout[-2000:]}")
+    return ":uaccess:" in tags[0] and "run: 'uaccess'" in test.stdout
 
 
 def check_devices_command(

@@ -16,6 +16,8 @@ from harness import WAIT, Account, Checks, Daemon, Message, Subscriber
 from remote import Device, Remote
 
 SHUTTER = "AB Shutter3"
+SHUTTER_IDS = "2717:0040"
+"""The shutter's ids, a second match of the shutter's: a device met by two matches is listed under the first."""
 PRESENTER_IDS = "1d57:ad03"
 CLICKER_LINK = "/dev/input/by-id/usb-Wireless_Clicker-event-kbd"
 SLOW = "Slow Remote"

@@ -6,7 +6,7 @@ The scenarios themselves are in input_presses and input_devices; its start, paus
 from pathlib import Path
 
 from harness import WAIT, Account, Checks, Daemon
-from helpers import CLICKER_LINK, PRESENTER_IDS, SHUTTER, SLOW, entry_of, is_press, is_release, tap
+from helpers import CLICKER_LINK, PRESENTER_IDS, SHUTTER, SHUTTER_IDS, SLOW, entry_of, is_press, is_release, tap
 from input_devices import DeviceScenarios
 from input_presses import PressScenarios
 from remote import BUS_BLUETOOTH, Device, Reader, Remote
@@ -37,7 +37,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
         checks.info(f"the daemon runs as {self.user.user} (uid {self.user.uid})")
         self.user.write_config(
             'source = "input"\n'
-            f'devices = ["{SHUTTER}", "{PRESENTER_IDS}", "{CLICKER_LINK}", "{SLOW}"]\n'
+            f'devices = ["{SHUTTER}", "{SHUTTER_IDS}", "{PRESENTER_IDS}", "{CLICKER_LINK}", "{SLOW}"]\n'
             'keys = ["KEY_ENTER", "KEY_PAGEUP"]\n'
             'log-level = "debug"\n'
         )

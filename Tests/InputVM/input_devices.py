@@ -11,6 +11,7 @@ from helpers import (
     CLICKER_LINK,
     PRESENTER_IDS,
     SHUTTER,
+    SHUTTER_IDS,
     SLOW,
     InputDaemonPart,
     entry_of,
@@ -60,8 +61,11 @@ class DeviceScenarios(InputDaemonPart):
         for device in self.shutter.devices:
             entry = self.daemon.wait_device(f"{device.name} grabbed", entry_of(device, "grabbed"))
             self.checks.equal(f"{device.name}: match", entry.get("match"), SHUTTER)
-            self.checks.equal(f"{device.name}: ids", entry.get("ids"), "2717:0040")
+            self.checks.equal(f"{device.name}: ids", entry.get("ids"), SHUTTER_IDS)
         entries = self.daemon.device_entries()
+        self.checks.equal(
+            "a match the shutter meets too is not absent", [e for e in entries if e.get("match") == SHUTTER_IDS], []
+        )
         for match in (PRESENTER_IDS, CLICKER_LINK, SLOW):
             absent = [e for e in entries if e.get("match") == match]
             self.checks.equal(f"{match}: absent", absent, [{"match": match, "state": "absent"}])

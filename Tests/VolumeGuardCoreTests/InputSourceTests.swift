@@ -101,6 +101,16 @@ struct InputSourceTests {
         #expect(source.kernelReleased([30], on: node, at: .seconds(6)).isEmpty, "a key not down")
     }
 
+    @Test("Keys the kernel let up before a pause are released by the pause, once")
+    mutating func kernelReleaseThenPause() {
+        let node = Remote.consumer.node
+        _ = take([Remote.consumer])
+        _ = source.key(115, value: 1, on: node)
+        _ = source.kernelReleased([115], on: node, at: .seconds(1))
+        #expect(source.pause() == [.keyUp(115, Remote.consumerRef, .paused), .close(node)])
+        #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace).isEmpty, "no second release")
+    }
+
     @Test("A link udev makes after the node changes nothing: the device stays grabbed, its key still down")
     mutating func linkMadeLater() {
         let node = Remote.consumer.node
