@@ -17,10 +17,22 @@ class Cleanup:
         self.servers = {}    # kind -> env
         self.processes = {}  # name -> Popen
 
+    def record(self, name, text):
+        """Writes the record `name` in the state directory."""
+        with open(os.path.join(self.state_dir, name), "w") as f:
+            f.write(text)
+
+    def forget(self, name):
+        """Removes the record `name`, if it is there."""
+        try:
+            os.unlink(os.path.join(self.state_dir, name))
+        except FileNotFoundError:
+            pass
+
     def add_server(self, kind, env):
         self.servers[kind] = env
-        with open(os.path.join(self.state_dir, f"server-{kind}"), "w") as f:
-            f.write(f"AUDIO_SERVER_PGID={env['AUDIO_SERVER_PGID']}\nAUDIO_SERVER_DIR={env['AUDIO_SERVER_DIR']}\n")
+        self.record(f"server-{kind}",
+                    f"AUDIO_SERVER_PGID={env['AUDIO_SERVER_PGID']}\nAUDIO_SERVER_DIR={env['AUDIO_SERVER_DIR']}\n")
 
     def stop_server(self, kind):
         env = self.servers.pop(kind, None)
@@ -31,15 +43,11 @@ class Cleanup:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if result.returncode:
             log(f"stopping the {kind} server failed: {result.stderr.strip()}")
-        try:
-            os.unlink(os.path.join(self.state_dir, f"server-{kind}"))
-        except FileNotFoundError:
-            pass
+        self.forget(f"server-{kind}")
 
     def add_process(self, name, process):
         self.processes[name] = process
-        with open(os.path.join(self.state_dir, f"pid-{name}"), "w") as f:
-            f.write(f"{process.pid}\n")
+        self.record(f"pid-{name}", f"{process.pid}\n")
 
     def stop_process(self, name, timeout=5.0):
         """SIGTERM, then SIGKILL after `timeout`; returns the exit status (None if it had to be killed)."""
@@ -56,10 +64,7 @@ class Cleanup:
                 process.kill()
                 process.wait(timeout=5)
                 status = None
-        try:
-            os.unlink(os.path.join(self.state_dir, f"pid-{name}"))
-        except FileNotFoundError:
-            pass
+        self.forget(f"pid-{name}")
         return status
 
     def all(self):

@@ -22,6 +22,11 @@ PATTERNS = {
 }
 
 
+def at_held(raw):
+    """Whether a raw volume reads as the held level (within 8 of HELD)."""
+    return abs(raw - HELD) <= 8
+
+
 def log(message):
     print(f"bench: {message}", file=sys.stderr, flush=True)
 

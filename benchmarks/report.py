@@ -6,7 +6,7 @@ import platform
 import shutil
 import subprocess
 
-from common import GUARDS, HELD, PATTERNS, REPO
+from common import GUARDS, PATTERNS, REPO, at_held
 
 
 # ------------------------------------------------------------------ statistics
@@ -166,7 +166,7 @@ def details(results, kinds):
                        f"exit status {g['exit_status']}")
             for pattern, f in g["fidelity"].items():
                 highest = f" (highest level read {f['highest_raw'] / 655.36:.0f} %)" if f["highest_raw"] else ""
-                final = "held" if abs(f["final_raw"] - HELD) <= 8 else f["final_raw"]
+                final = "held" if at_held(f["final_raw"]) else f["final_raw"]
                 out.append(f"  - {pattern}: made {f['made']} in {f['seconds']:.2f} s{highest}, reported "
                            f"{f['reported']} in {f['lines']} lines, seq gaps {f['seq_gaps']}, final level {final}")
     return "\n".join(out)

@@ -10,7 +10,7 @@ import sys
 import time
 
 from cleanup import Cleanup
-from common import FULL, GUARDS, HELD, PATTERNS, QUICK, REPO, STEP, Failure, log
+from common import FULL, GUARDS, HELD, PATTERNS, QUICK, REPO, STEP, Failure, at_held, log
 from procfs import cpu_ns_of, loadavg, memory, proc_cpu_ns, session_pids, thread_deltas, threads
 from subscriber import Subscriber, tally
 
@@ -64,7 +64,7 @@ class Bench:
     def hold(self):
         """Puts the default sink at the held level (nothing guards it at that moment)."""
         data = self.run_probe("set", timeout=20)
-        if abs(data["raw"] - HELD) > 8:
+        if not at_held(data["raw"]):
             raise Failure(f"could not set the sink to raw {HELD}: it reads {data['raw']}")
 
     def start_server(self, kind):
