@@ -127,15 +127,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Linked by lld (the toolchain's), for its RELR relocations: -z pack-relative-relocs packs the
+            // 1.4 MB of relative relocations of a position-independent executable (.rela.dyn) into 12 kB of
+            // bitmaps (.relr.dyn; glibc 2.36 reads them, and the package's libc6 dependency says so). Gold
+            // has no RELR, and GNU ld 2.40's leaves the executable without RELRO. lld takes an archive's
+            // symbol from the first library that defines it, and TOMLKit's `import Foundation` names
+            // libFoundation before libFoundationEssentials: scripts/build-release keeps Foundation's
+            // libraries out of the autolinking, or libFoundation's copy of a FoundationEssentials function
+            // brings in Foundation and ICU (docs/PERFORMANCE.md, "Size").
             // The static Swift runtime links with -export-dynamic, which puts every symbol of every module
             // into the dynamic symbol table: 1.5 MB that nothing looks up (nothing loads this executable
             // as a library), kept by strip. Without them a crash's backtrace shows addresses, not names.
-            // --icf=safe: gold keeps one copy of functions whose code is identical (generic specializations,
-            // thunks), but only of those whose address nothing takes, so that no two functions compare equal.
-            // With scripts/build-release's function sections it saves 0.4 MB.
+            // --icf=safe: one copy of functions whose code is identical and whose address nothing takes.
+            // lld knows which those are only from an object's address-significance table, which clang
+            // writes and swiftc does not, so it folds C and C++ functions alone (33 kB).
             linkerSettings: [
                 .unsafeFlags(
-                    ["-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe"], .when(platforms: [.linux], configuration: .release)
+                    [
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe",
+                    ],
+                    .when(platforms: [.linux], configuration: .release)
                 )
             ]
         ),
