@@ -139,8 +139,8 @@ let package = Package(
             // into the dynamic symbol table: 1.5 MB that nothing looks up (nothing loads this executable
             // as a library), kept by strip. Without them a crash's backtrace shows addresses, not names.
             // --icf=safe: one copy of functions whose code is identical and whose address nothing takes.
-            // lld knows which those are only from an object's address-significance table, which clang
-            // writes and swiftc does not, so it folds C and C++ functions alone (33 kB).
+            // lld knows which those are only from an object's address-significance table, which clang and
+            // the LTO of scripts/build-release write, and swiftc alone does not.
             linkerSettings: [
                 .unsafeFlags(
                     [
