@@ -14,8 +14,9 @@ public struct InputDevice: Hashable, Sendable {
         case waiting(after: Refusal?)
         /// The shell was asked to grab it.
         case grabbing(after: Refusal?)
-        /// Held exclusively: its keys are presses.
-        case grabbed
+        /// Held exclusively: its keys are presses. `kernelUps`: keys the kernel let up itself, waiting to be
+        /// told whether the device went with them.
+        case grabbed(kernelUps: KernelUps?)
         /// It could not be opened or grabbed: tried again when the refusal is due, or when a scan sees it.
         case refused(Refusal)
 
@@ -49,16 +50,15 @@ public struct InputDevice: Hashable, Sendable {
     /// The keys down on it, as far as the daemon knows: all of them while it waits to grab, the
     /// wanted ones once grabbed.
     var down: Set<UInt16> = []
-    /// Keys the kernel let up itself, waiting to be told whether the device went with them.
-    struct KernelUps: Hashable, Sendable {
+    /// The keys the kernel let up (`InputSource.kernelReleased`): still in `down` until their grace ends,
+    /// at `due`.
+    public struct KernelUps: Hashable, Sendable {
         var keys: Set<UInt16>
         var due: Duration
     }
 
     /// Events were dropped: key events are ignored until the keys are read again.
     var dropping = false
-    /// The keys the kernel let up (`InputSource.kernelReleased`): still in `down` until their grace ends.
-    var kernelUps: KernelUps?
     /// The last key it sent while grabbed.
     public internal(set) var lastKey: UInt16?
 
@@ -76,7 +76,14 @@ public struct InputDevice: Hashable, Sendable {
         }
     }
 
-    var isGrabbed: Bool { life == .grabbed }
+    var isGrabbed: Bool {
+        if case .grabbed = life { true } else { false }
+    }
+
+    /// The keys the kernel let up, while grabbed.
+    var kernelUps: KernelUps? {
+        if case .grabbed(let ups) = life { ups } else { nil }
+    }
 
     /// What status replies call its state.
     public var state: DeviceState {

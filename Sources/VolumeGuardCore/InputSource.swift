@@ -109,7 +109,7 @@ public struct InputSource: Sendable {
     /// The grab of the node took: its keys are the daemon's alone from now on.
     public mutating func grabbed(_ node: String) -> [Action] {
         guard var device = devices[node], case .grabbing = device.life else { return [] }
-        device.life = .grabbed
+        device.life = .grabbed(kernelUps: nil)
         device.down = []
         devices[node] = device
         return [.report(.grabbed(device.ref, match: device.match))]
@@ -142,19 +142,19 @@ public struct InputSource: Sendable {
     /// only after: the node ends (`gone`), and the keys were released by the device going; or it does
     /// not within `kernelReleaseGrace`, or the device sends more, and they were ups.
     public mutating func kernelReleased(_ keys: Set<UInt16>, on node: String, at now: Duration) -> [Action] {
-        guard var device = devices[node], device.isGrabbed, !device.dropping else { return [] }
+        guard var device = devices[node], case .grabbed(let ups) = device.life, !device.dropping else { return [] }
         let held = keys.intersection(device.down)
         guard !held.isEmpty else { return [] }
-        let earlier = device.kernelUps?.keys ?? []
-        device.kernelUps = InputDevice.KernelUps(keys: earlier.union(held), due: now + Self.kernelReleaseGrace)
+        let earlier = ups?.keys ?? []
+        device.life = .grabbed(kernelUps: .init(keys: earlier.union(held), due: now + Self.kernelReleaseGrace))
         devices[node] = device
         return [.wakeUp(after: Self.kernelReleaseGrace)]
     }
 
     /// Takes the keys the kernel let up for ups, if their grace ended before `now` (or at once for nil).
     private mutating func settleKernelReleases(_ node: String, before now: Duration?) -> [Action] {
-        guard var device = devices[node], let ups = device.kernelUps, now.map({ ups.due <= $0 }) ?? true else { return [] }
-        device.kernelUps = nil
+        guard var device = devices[node], case .grabbed(let ups?) = device.life, now.map({ ups.due <= $0 }) ?? true else { return [] }
+        device.life = .grabbed(kernelUps: nil)
         device.down.subtract(ups.keys)
         devices[node] = device
         return ups.keys.sorted().map { .keyUp($0, device.ref, .keyUp) }
@@ -312,7 +312,6 @@ public struct InputSource: Sendable {
             let actions = release(device, cause: cause) + (device.isOpen ? [.close(node)] : [])
             device.life = .closed
             device.down = []
-            device.kernelUps = nil
             devices[node] = device
             return actions
         }

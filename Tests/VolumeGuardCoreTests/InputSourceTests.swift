@@ -85,12 +85,19 @@ struct InputSourceTests {
         #expect(source.gone(node).first == .keyUp(115, Remote.consumerRef, .deviceGone))
     }
 
-    @Test("Keys the kernel lets up while the device stays (a resume) are ups, after the grace or at the device's next event")
-    mutating func kernelReleaseThenStays() {
+    /// Takes the shutter's consumer part, holds KEY_VOLUMEUP on it, and has the kernel let it up at 1 s;
+    /// returns the node.
+    mutating func heldThenLetUpByTheKernel() -> String {
         let node = Remote.consumer.node
         _ = take([Remote.consumer])
         _ = source.key(115, value: 1, on: node)
         _ = source.kernelReleased([115], on: node, at: .seconds(1))
+        return node
+    }
+
+    @Test("Keys the kernel lets up while the device stays (a resume) are ups, after the grace or at the device's next event")
+    mutating func kernelReleaseThenStays() {
+        let node = heldThenLetUpByTheKernel()
         #expect(
             source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace - .milliseconds(1)) == [.wakeUp(after: .milliseconds(1))],
             "not yet: it asks again for the rest of the grace")
@@ -103,10 +110,7 @@ struct InputSourceTests {
 
     @Test("Keys the kernel let up before a pause are released by the pause, once")
     mutating func kernelReleaseThenPause() {
-        let node = Remote.consumer.node
-        _ = take([Remote.consumer])
-        _ = source.key(115, value: 1, on: node)
-        _ = source.kernelReleased([115], on: node, at: .seconds(1))
+        let node = heldThenLetUpByTheKernel()
         #expect(source.pause() == [.keyUp(115, Remote.consumerRef, .paused), .close(node)])
         #expect(source.wakeUp(at: .seconds(1) + InputSource.kernelReleaseGrace).isEmpty, "no second release")
     }
