@@ -99,6 +99,7 @@ let package = Package(
                 "GuardSettings",
                 "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),

@@ -50,6 +50,9 @@ struct StatusReport {
         for device in status.devices ?? [] {
             lines.append("device      \(Self.describe(device))")
         }
+        for action in status.actions ?? [] {
+            lines.append("action      \(Self.describe(action))")
+        }
         lines += [
             "presses     up \(presses.up), down \(presses.down), mute \(presses.mute) (last seq \(status.lastSeq))",
             "subscribers \(status.subscribers)",
@@ -70,6 +73,24 @@ struct StatusReport {
         if let error = device.error { text += ": \(error)" }
         if let key = device.lastKey { text += ", last key \(key)" }
         if let fix = device.fix { text += "\n            \(fix)" }
+        return text
+    }
+}
+
+extension StatusReport {
+    /// One action: its counts and how its last run went.
+    static func describe(_ action: ActionMessage) -> String {
+        var text = "\(action.name): \(action.runs) run\(action.runs == 1 ? "" : "s"), \(action.dropped) dropped"
+        guard let last = action.last else { return text }
+        text += "; last #\(last.seq) at \(last.time): "
+        switch last.result {
+        case .running: text += "running"
+        case .exited: text += "exited \(last.status ?? 0)"
+        case .signaled: text += "killed by signal \(last.signal ?? 0)"
+        case .timedOut: text += "timed out"
+        case .failed: text += "could not run: \(last.error ?? "-")"
+        }
+        if let seconds = last.seconds { text += " after \(twoDecimals(seconds)) s" }
         return text
     }
 }

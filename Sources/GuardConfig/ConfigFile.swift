@@ -1,8 +1,7 @@
-import FoundationEssentials
-import Glibc
 import GuardProtocol
 import GuardSettings
 import Logging
+import SystemPackage
 import TOMLKit
 import VolumeGuardCore
 
@@ -28,34 +27,38 @@ public struct ConfigFile: Sendable {
     }
 
     /// The file's options. A file that does not exist sets nothing, unless it is `required`: then, as for
-    /// one that cannot be read or is wrong, a `ConfigError`.
+    /// one that cannot be read or is wrong, a `ConfigError`. An empty file (`/dev/null`) sets nothing.
     public func read() throws(ConfigError) -> Options {
-        guard required || FileManager.default.fileExists(atPath: path) else { return Options() }
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = try Self.contents(of: FilePath(path))
+        } catch Errno.noSuchFileOrDirectory where !required {
+            return Options()
         } catch {
-            throw ConfigError(path: path, message: "cannot be read: \(Self.reason(error))")
+            throw ConfigError(path: path, message: "cannot be read: \(error)")
         }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: path, message: "cannot be read: not UTF-8 text") }
         return try Self.parse(text, path: path)
     }
 
-    /// Why reading failed, in the system's words ("No such file or directory", "Permission denied").
-    /// FoundationEssentials' errors carry the errno but no text: the texts are Foundation's, which
-    /// would link ICU into the executable. So is a `CocoaError`'s description (TOMLKit imports
-    /// Foundation, whose conformance the compiler would call): only the `any Error` is ever printed.
-    private static func reason(_ error: any Error) -> String {
-        if let cocoa = error as? CocoaError {
-            if let system = cocoa.underlying as? POSIXError { return String(cString: strerror(system.code.rawValue)) }
-            // Text that is not UTF-8 is reported as a corrupt file, with no system error under it.
-            if cocoa.code == .fileReadCorruptFile { return "not UTF-8 text" }
+    /// The whole file, read to its end with plain reads, so that a device or a pipe (`/dev/null`,
+    /// `<(...)`) is read as a regular file is. The error is the system's, in its words ("Permission
+    /// denied", "Is a directory").
+    private static func contents(of path: FilePath) throws -> [UInt8] {
+        let file = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
+        defer { try? file.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
         }
-        return "\(error)"
     }
 
     /// The keys of a file's top level: every setting's, and `action`.
     static let keys = Options.settings.map(\.key) + ["action"]
-    static let actionKeys = ["name", "on", "source", "device", "run", "shell", "timeout"]
+    static let actionKeys = ["name", "on", "source", "device", "run", "shell", "timeout", "cooldown"]
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
@@ -110,7 +113,9 @@ public struct ConfigFile: Sendable {
         let name = try entries.value("name", as: \.string, "a string", check: Options.problem(text:))
         let timeout =
             try entries.value("timeout", as: \.number, "a number (seconds)", check: Action.problem(timeout:))
-            .map { Duration.milliseconds(Int64(($0 * 1000).rounded())) } ?? Action.defaultTimeout
+            .map(Self.duration) ?? Action.defaultTimeout
+        let cooldown =
+            try entries.value("cooldown", as: \.number, "a number (seconds)", check: Action.problem(cooldown:)).map(Self.duration) ?? .zero
         let (directions, keys) = try entries.presses()
         let source = try entries.value(
             "source", as: \.string, "\"sink\" or \"input\"", check: { Source(rawValue: $0) == nil ? "must be \"sink\" or \"input\"" : nil }
@@ -122,7 +127,8 @@ public struct ConfigFile: Sendable {
         }
         if shell {
             let script = try entries.value("run", as: \.string, "a shell command line (with shell = true)", check: Options.problem(text:))!
-            return Action(name: name, shell: script, on: directions, keys: keys, source: source, device: device, timeout: timeout)
+            return Action(
+                name: name, shell: script, on: directions, keys: keys, source: source, device: device, timeout: timeout, cooldown: cooldown)
         }
         let words = entries.table["run"]?.array?.map(\.string) ?? []
         let command = words.compactMap { $0 }
@@ -130,7 +136,13 @@ public struct ConfigFile: Sendable {
             throw entries.error(
                 "run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
         }
-        return Action(name: name, command: command, on: directions, keys: keys, source: source, device: device, timeout: timeout)
+        return Action(
+            name: name, command: command, on: directions, keys: keys, source: source, device: device, timeout: timeout, cooldown: cooldown)
+    }
+
+    /// Seconds as written in the file, to the millisecond.
+    private static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }
 

@@ -46,12 +46,14 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     /// The input devices, with `input` or `both`: each one found that matches, and each match that no
     /// device present meets.
     public var devices: [DeviceMessage]?
+    /// The configured actions, in the config file's order; absent when there are none.
+    public var actions: [ActionMessage]?
 
     public init(
         id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
         muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
         uptimeSeconds: Double, contested: Bool = false, http: HTTPListenerMessage? = nil, source: String = "sink",
-        devices: [DeviceMessage]? = nil
+        devices: [DeviceMessage]? = nil, actions: [ActionMessage]? = nil
     ) {
         self.id = id
         self.state = state
@@ -68,10 +70,11 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         self.http = http
         self.source = source
         self.devices = devices
+        self.actions = actions
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http, source, devices
+        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http, source, devices, actions
         case lastSeq = "last_seq"
         case uptimeSeconds = "uptime_seconds"
     }
@@ -109,6 +112,53 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey {
         case match, name, path, ids, state, error, fix
         case lastKey = "last_key"
+    }
+}
+
+/// A configured action in a status reply: how often it ran, and how its last run went.
+public struct ActionMessage: Hashable, Sendable, Codable {
+    /// Its name, as the log calls it.
+    public var name: String
+    /// The runs started since the daemon started.
+    public var runs: Int
+    /// The presses it was dropped for: it was still running, cooling down, or too many actions ran.
+    public var dropped: Int
+    /// Its last run; absent until it first runs.
+    public var last: ActionRunMessage?
+
+    public init(name: String, runs: Int, dropped: Int, last: ActionRunMessage?) {
+        self.name = name
+        self.runs = runs
+        self.dropped = dropped
+        self.last = last
+    }
+}
+
+/// One run of an action.
+public struct ActionRunMessage: Hashable, Sendable, Codable {
+    /// The seq of the press that started it.
+    public var seq: UInt64
+    /// When it started: ISO 8601, UTC, milliseconds.
+    public var time: String
+    public var result: ActionResult
+    /// The exit status, when it `exited`; the signal's number, when it was `signaled`.
+    public var status: Int?
+    public var signal: Int?
+    /// Why it could not start, when it `failed`.
+    public var error: String?
+    /// How long it ran, once it ended.
+    public var seconds: Double?
+
+    public init(
+        seq: UInt64, time: String, result: ActionResult, status: Int? = nil, signal: Int? = nil, error: String? = nil, seconds: Double? = nil
+    ) {
+        self.seq = seq
+        self.time = time
+        self.result = result
+        self.status = status
+        self.signal = signal
+        self.error = error
+        self.seconds = seconds
     }
 }
 

@@ -68,3 +68,17 @@ public enum DeviceState: String, Hashable, Sendable, Codable {
     /// Left to the desktop while the daemon is paused.
     case paused
 }
+
+/// How an action's last run ended, as status replies report it.
+public enum ActionResult: String, Hashable, Sendable, Codable {
+    /// Still running.
+    case running
+    /// The command exited; `status` has its exit status (0 is success).
+    case exited
+    /// The command was killed by a signal it did not expect (`signal` names it).
+    case signaled
+    /// The command ran past its `timeout`, and its processes were stopped.
+    case timedOut = "timed-out"
+    /// The command could not be started (`error` says why: no such program, not executable).
+    case failed
+}

@@ -20,6 +20,9 @@ public struct Action: Hashable, Sendable, Codable {
     public var device: String?
     /// How long it may run before its whole process group is killed.
     public var timeout: Duration
+    /// How long after it starts a press does not start it again: a shutter remote bounces, and people
+    /// press twice, yet one press should take one photo.
+    public var cooldown: Duration
 
     public static let defaultTimeout: Duration = .seconds(10)
 
@@ -29,9 +32,14 @@ public struct Action: Hashable, Sendable, Codable {
         (0.1...3600).contains(seconds) ? nil : "must be between 0.1 and 3600 (seconds)"
     }
 
+    /// What is wrong with a cooldown in seconds, or nil.
+    public static func problem(cooldown seconds: Double) -> String? {
+        (0...3600).contains(seconds) ? nil : "must be between 0 and 3600 (seconds)"
+    }
+
     public init(
         name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
-        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout
+        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout, cooldown: Duration = .zero
     ) {
         precondition(!command.isEmpty, "an action runs a program")
         self.name = name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
@@ -41,15 +49,17 @@ public struct Action: Hashable, Sendable, Codable {
         self.source = source
         self.device = device
         self.timeout = timeout
+        self.cooldown = cooldown
     }
 
     /// An action that runs `script` with `/bin/sh -c`.
     public init(
         name: String? = nil, shell script: String, on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
-        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout
+        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout, cooldown: Duration = .zero
     ) {
         self.init(
-            name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, keys: keys, source: source, device: device, timeout: timeout)
+            name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, keys: keys, source: source, device: device, timeout: timeout,
+            cooldown: cooldown)
     }
 
     /// Whether `press` runs it.

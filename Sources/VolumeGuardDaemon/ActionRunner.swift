@@ -1,3 +1,5 @@
+import FoundationEssentials
+import GuardProtocol
 import GuardSettings
 import Logging
 import ServiceLifecycle
@@ -8,12 +10,11 @@ import VolumeGuardCore
 
 /// Runs the configured actions on presses, without ever holding up the guard.
 ///
-/// `run(for:)` only decides and queues; the commands run in this service's own task group. Each action
-/// runs once at a time, and at most `concurrencyLimit` run at all: a press for an action that is still
-/// running (a camera still taking the last photo), or one beyond the limit, is dropped with a log line
-/// rather than queued, so a held key cannot pile up work. Every command runs in a session of its own,
-/// with a timeout after which its whole process group gets SIGTERM, then SIGKILL a second later. What it
-/// prints goes to the log: standard output at info, standard error at warning.
+/// `run(for:)` only decides (`StateMachine`: a press for an action that is still running, cooling down,
+/// or beyond `concurrencyLimit` running actions is dropped with a log line rather than queued) and
+/// queues; the commands run in this service's own task group. Every command runs in a session of its
+/// own, with a timeout after which its whole process group gets SIGTERM, then SIGKILL a second later.
+/// What it prints goes to the log: standard output at info, standard error at warning.
 final class ActionRunner: Service, Sendable, CustomStringConvertible {
     static let concurrencyLimit = 4
     /// How long an action that is timed out or stopped at shutdown has between SIGTERM and SIGKILL.
@@ -24,18 +25,13 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         var press: Press
     }
 
-    private struct State {
-        var actions: [Action]
-        var running: Set<Action> = []
-    }
-
-    private let state: Mutex<State>
+    private let state: Mutex<StateMachine>
     private let jobs: AsyncStream<Job>
     private let post: AsyncStream<Job>.Continuation
     private let logger: Logger
 
     init(actions: [Action], logger: Logger) {
-        state = Mutex(State(actions: actions))
+        state = Mutex(StateMachine(actions: actions, limit: Self.concurrencyLimit))
         (jobs, post) = AsyncStream.makeStream(of: Job.self)
         self.logger = logger
     }
@@ -44,35 +40,36 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
 
     /// Takes a new list of actions (a reload); commands already running go on to their end.
     func replace(_ actions: [Action]) {
-        state.withLock { $0.actions = actions }
+        state.withLock { $0.replace(actions) }
     }
 
-    /// Starts the actions `press` calls for, or drops them when busy; returns at once.
+    /// The configured actions for a status reply, their counts and last runs; nil when there are none.
+    var report: [ActionMessage]? {
+        state.withLock { $0.actions.isEmpty ? nil : $0.report }
+    }
+
+    /// Starts the actions `press` calls for, or drops them; returns at once.
     func run(for press: Press) {
-        var busy: [Action] = []
-        var overLimit: [Action] = []
-        let started: [Action] = state.withLock { state in
-            var started: [Action] = []
-            for action in state.actions where action.runs(on: press) {
-                if state.running.contains(action) {
-                    busy.append(action)
-                } else if state.running.count >= Self.concurrencyLimit {
-                    overLimit.append(action)
-                } else {
-                    state.running.insert(action)
-                    started.append(action)
+        let time = WireFormat.timestamp(Date())
+        let decisions = state.withLock { $0.press(press, time: time, at: .now) }
+        for decision in decisions {
+            switch decision {
+            case .start(let action):
+                if case .terminated = post.yield(Job(action: action, press: press)) {
+                    ended(action, .failed("the daemon is stopping"))
+                }
+            case .drop(let action, let drop):
+                var metadata: Logger.Metadata = ["action": "\(action.name)", "seq": "\(press.seq)"]
+                switch drop {
+                case .running:
+                    logger.notice("action still running; press dropped for it", metadata: metadata)
+                case .coolingDown(let remaining):
+                    metadata["remaining"] = "\(Self.seconds(remaining))"
+                    logger.notice("action cooling down; press dropped for it", metadata: metadata)
+                case .overLimit:
+                    logger.notice("\(Self.concurrencyLimit) actions already running; press dropped", metadata: metadata)
                 }
             }
-            return started
-        }
-        for action in busy {
-            logger.notice("action still running; press dropped for it", metadata: ["action": "\(action.name)", "seq": "\(press.seq)"])
-        }
-        for action in overLimit {
-            logger.notice("\(Self.concurrencyLimit) actions already running; press dropped", metadata: ["action": "\(action.name)", "seq": "\(press.seq)"])
-        }
-        for action in started {
-            if case .terminated = post.yield(Job(action: action, press: press)) { finished(action) }
         }
     }
 
@@ -82,8 +79,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
             await withDiscardingTaskGroup { group in
                 for await job in jobs {
                     group.addTask {
-                        await self.execute(job)
-                        self.finished(job.action)
+                        if let outcome = await self.execute(job) { self.ended(job.action, outcome) }
                     }
                 }
             }
@@ -91,16 +87,17 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         post.finish()
     }
 
-    private func finished(_ action: Action) {
-        _ = state.withLock { $0.running.remove(action) }
+    private func ended(_ action: Action, _ outcome: StateMachine.Outcome) {
+        state.withLock { $0.ended(action, outcome, at: .now) }
     }
 
-    private enum Outcome {
-        case exited(TerminationStatus)
-        case timedOut
+    /// Seconds to two decimals, for the log.
+    private static func seconds(_ duration: Duration) -> Double {
+        (duration / .milliseconds(10)).rounded() / 100
     }
 
-    private func execute(_ job: Job) async {
+    /// Runs the job's command to its end, and logs how it went; nil when the daemon's shutdown stopped it.
+    private func execute(_ job: Job) async -> StateMachine.Outcome? {
         let action = job.action
         var tagged = logger
         tagged[metadataKey: "action"] = "\(action.name)"
@@ -108,10 +105,15 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         let logger = tagged
         logger.debug("action started", metadata: ["command": "\(action.command.joined(separator: " "))"])
         let started = ContinuousClock.now
-        let outcome: Outcome
+        let outcome: StateMachine.Outcome
         do {
-            outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
-                group.addTask { .exited(try await Self.spawn(action, for: job.press, logger: logger)) }
+            outcome = try await withThrowingTaskGroup(of: StateMachine.Outcome.self) { group in
+                group.addTask {
+                    switch try await Self.spawn(action, for: job.press, logger: logger) {
+                    case .exited(let status): .exited(status)
+                    case .signaled(let signal): .signaled(signal)
+                    }
+                }
                 group.addTask {
                     try await Task.sleep(for: action.timeout)
                     return .timedOut
@@ -122,22 +124,24 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
             }
         } catch is CancellationError {
             logger.notice("action stopped: the daemon is shutting down")
-            return
+            return nil
         } catch {
-            logger.warning("action could not run", metadata: ["error": "\(error)"])
-            return
+            outcome = .failed("\(error)")
         }
-        let seconds = "\(((ContinuousClock.now - started) / .seconds(1) * 100).rounded() / 100)"
+        let seconds = "\(Self.seconds(ContinuousClock.now - started))"
         switch outcome {
-        case .exited(.exited(0)):
+        case .exited(0):
             logger.debug("action done", metadata: ["seconds": "\(seconds)"])
-        case .exited(.exited(let status)):
+        case .exited(let status):
             logger.warning("action failed", metadata: ["status": "\(status)", "seconds": "\(seconds)"])
-        case .exited(.signaled(let signal)):
+        case .signaled(let signal):
             logger.warning("action was killed by a signal", metadata: ["signal": "\(signal)", "seconds": "\(seconds)"])
         case .timedOut:
             logger.warning("action timed out; its processes were stopped", metadata: ["timeout": "\(action.timeout)"])
+        case .failed(let error):
+            logger.warning("action could not run", metadata: ["error": "\(error)"])
         }
+        return outcome
     }
 
     /// Runs the command to its end, logging its output line by line. Cancelled, it sends its process

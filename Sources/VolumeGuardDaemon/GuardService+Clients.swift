@@ -52,7 +52,8 @@ extension GuardService {
                 gauge.address.map { HTTPListenerMessage(address: "\($0)", clients: hub.eventStreams, connections: gauge.connections) }
             },
             source: configuration.source.rawValue,
-            devices: deviceMessages
+            devices: deviceMessages,
+            actions: actions.report
         )
     }
 

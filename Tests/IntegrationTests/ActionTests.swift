@@ -38,6 +38,8 @@ struct ActionTests {
                     """
             }, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "nothing")")
         #expect(await eventually { daemon.log.contains("action done action=record seconds=") })
+        let report = try #require(try await daemon.status().actions?.first)
+        #expect((report.name, report.runs, report.dropped, report.last?.seq, report.last?.result, report.last?.status) == ("record", 1, 0, 2, .exited, 0))
     }
 
     @Test("A hanging action does not hold up the guard, and is stopped at its timeout")

@@ -113,6 +113,18 @@ struct ActionRunnerTests {
         }
     }
 
+    @Test("A press within the cooldown is dropped and logged; status tells the last run and its exit status")
+    func cooldown() async throws {
+        try await withRunner([Action(name: "photo", shell: "exit 4", cooldown: .seconds(60))]) { runner, lines in
+            runner.run(for: press)
+            #expect(await eventually { runner.report?.first?.last?.result == .exited })
+            runner.run(for: Press(seq: 8, direction: .up, count: 1, sink: "s"))
+            #expect(lines.text.contains("notice action cooling down; press dropped for it action=photo remaining="), "\(lines.all)")
+            let report = try #require(runner.report?.first)
+            #expect((report.runs, report.dropped, report.last?.seq, report.last?.status) == (1, 1, 7, 4))
+        }
+    }
+
     @Test("At most four actions run at once")
     func limit() async throws {
         let actions = (1...6).map { Action(name: "a\($0)", shell: "sleep 1") }

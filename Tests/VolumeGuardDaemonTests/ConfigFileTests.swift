@@ -34,6 +34,7 @@ struct ConfigFileTests {
             on = "up"
             run = ["gphoto2", "--capture-image"]
             timeout = 2.5
+            cooldown = 1
 
             [[action]]
             shell = true
@@ -47,21 +48,29 @@ struct ConfigFileTests {
                     http: "127.0.0.1:8370", httpOrigins: ["http://127.0.0.1:8000"], source: .both, devices: ["AB Shutter3", "2717:0040"],
                     keys: ["KEY_ENTER"], holdDelay: 600,
                     actions: [
-                        Action(name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], keys: [], timeout: .milliseconds(2500)),
+                        Action(
+                            name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], keys: [], timeout: .milliseconds(2500),
+                            cooldown: .seconds(1)),
                         Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
                     ]
                 ))
         #expect(options.actions?[1].command == ["/bin/sh", "-c", #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#])
         #expect(options.actions?[1].directions == [.up, .down, .mute])
         #expect(options.actions?[1].timeout == .seconds(10))
+        #expect(options.actions?[1].cooldown == .zero)
     }
 
-    @Test("An empty file sets nothing; a missing one too, unless it was named")
+    @Test("An empty file sets nothing, /dev/null too; a missing one too, unless it was named")
     func emptyAndMissing() throws {
         #expect(try ConfigFile.parse("# nothing yet\n", path: "config.toml") == Options())
+        #expect(try ConfigFile(path: "/dev/null", required: true).read() == Options())
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).toml").path
         #expect(try ConfigFile(path: missing).read() == Options())
-        #expect(throws: ConfigError.self) { try ConfigFile(path: missing, required: true).read() }
+        #expect(throws: ConfigError(path: missing, message: "cannot be read: No such file or directory")) {
+            try ConfigFile(path: missing, required: true).read()
+        }
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(throws: ConfigError(path: directory, message: "cannot be read: Is a directory")) { try ConfigFile(path: directory).read() }
     }
 
     @Test("The example in config/ is a valid file")
@@ -124,7 +133,10 @@ struct ConfigFileTests {
             message: "must be between 0.1 and 3600 (seconds)"),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2,
-            message: "unknown key; known keys: name, on, source, device, run, shell, timeout"),
+            message: "unknown key; known keys: name, on, source, device, run, shell, timeout, cooldown"),
+        Mistake(
+            text: "[[action]]\nrun = [\"a\"]\ncooldown = -1\n", line: 3, key: "cooldown", action: 1,
+            message: "must be between 0 and 3600 (seconds)"),
         Mistake(
             text: "[[action]]\nrun = \"gphoto2 --capture-image\"\n", line: 2, key: "run", action: 1,
             message: "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)"),

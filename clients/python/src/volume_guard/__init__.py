@@ -15,6 +15,8 @@ line makes, typed by the TypedDicts below.
 from ._async import AsyncClient
 from ._errors import DaemonUnavailable, VolumeGuardError
 from ._messages import (
+    ActionReport,
+    ActionRun,
     Cause,
     Direction,
     Event,
@@ -38,6 +40,8 @@ from ._paths import default_socket_path
 from ._sync import Client, Presses
 
 __all__ = [
+    "ActionReport",
+    "ActionRun",
     "AsyncClient",
     "Cause",
     "Client",

@@ -55,6 +55,37 @@ class InputDevice(TypedDict):
     """The last key read from it, e.g. `KEY_VOLUMEUP`."""
 
 
+class ActionRun(TypedDict):
+    """An action's last run, in the status's `actions`."""
+
+    seq: int
+    """The seq of the press that started it."""
+    time: str
+    """When it started: ISO 8601, UTC, milliseconds."""
+    result: str
+    """`running`, `exited`, `signaled`, `timed-out` or `failed` (it could not start)."""
+    status: NotRequired[int]
+    """The exit status, when it `exited`."""
+    signal: NotRequired[int]
+    """The signal's number, when it was `signaled`."""
+    error: NotRequired[str]
+    """Why it could not start, when it `failed`."""
+    seconds: NotRequired[float]
+    """How long it ran, once it ended."""
+
+
+class ActionReport(TypedDict):
+    """One entry of the status's `actions`: a configured `[[action]]`."""
+
+    name: str
+    runs: int
+    """Its starts since the daemon started."""
+    dropped: int
+    """The presses it was dropped for: still running, cooling down, or too many actions running."""
+    last: NotRequired[ActionRun]
+    """Its last run; absent before the first."""
+
+
 class Status(TypedDict):
     """The reply to `status`."""
 
@@ -75,6 +106,8 @@ class Status(TypedDict):
     """Where presses come from. With `input` the sink's fields (`sink`, `held`, ...) are absent."""
     devices: NotRequired[list[InputDevice]]
     """With the `input` or `both` source: the devices the configuration takes."""
+    actions: NotRequired[list[ActionReport]]
+    """With `[[action]]`s configured: each one's runs and last run."""
 
 
 class Paused(TypedDict):

@@ -1,0 +1,151 @@
+import GuardProtocol
+import GuardSettings
+import VolumeGuardCore
+
+extension ActionRunner {
+    /// The runner's decisions as a value: fed presses and the ends of runs, with the time, it says which
+    /// actions start and why the others do not, and keeps what each action did last for status replies.
+    ///
+    /// A press never waits for an action: one that is still running, started less than its cooldown ago,
+    /// or would exceed `limit` running actions is dropped for that press, so a held key or a bouncing
+    /// remote cannot pile up work, and one press takes one photo.
+    struct StateMachine {
+        /// How a run ended.
+        enum Outcome: Hashable, Sendable {
+            case exited(Int32)
+            case signaled(Int32)
+            case timedOut
+            /// It could not be started; the text says why.
+            case failed(String)
+        }
+
+        /// Why a press did not start an action.
+        enum Drop: Hashable, Sendable {
+            /// It was still running (the camera still taking the last photo).
+            case running
+            /// It started less than its cooldown ago, and may start again after `remaining`.
+            case coolingDown(remaining: Duration)
+            /// `limit` actions were running already.
+            case overLimit
+        }
+
+        enum Decision: Hashable, Sendable {
+            case start(Action)
+            case drop(Action, Drop)
+        }
+
+        /// One start of an action: the press's seq, the wall-clock time for status, the instant for the
+        /// cooldown.
+        struct Run: Hashable, Sendable {
+            var seq: UInt64
+            var time: String
+            var started: ContinuousClock.Instant
+        }
+
+        /// A run that ended, and how long it took.
+        struct Ended: Hashable, Sendable {
+            var run: Run
+            var outcome: Outcome
+            var took: Duration
+        }
+
+        /// What an action is doing: nothing since its last run, if any, or running. A run the daemon's
+        /// shutdown stopped stays running: nothing asks after it.
+        enum Life: Hashable, Sendable {
+            case idle(last: Ended?)
+            case running(Run)
+        }
+
+        /// One action's life and counts.
+        struct Record: Hashable, Sendable {
+            var life = Life.idle(last: nil)
+            var runs = 0
+            var dropped = 0
+
+            var isRunning: Bool {
+                if case .running = life { return true }
+                return false
+            }
+        }
+
+        let limit: Int
+        private(set) var actions: [Action]
+        /// Every configured action's record, and those of actions a reload removed while they ran, which
+        /// still count against the limit until they end.
+        private var records: [Action: Record] = [:]
+
+        init(actions: [Action], limit: Int) {
+            self.actions = actions
+            self.limit = limit
+        }
+
+        /// Takes a new list of actions (a reload). An action that stays keeps its record; one removed
+        /// while running is forgotten once it ends.
+        mutating func replace(_ new: [Action]) {
+            actions = new
+            records = records.filter { new.contains($0.key) || $0.value.isRunning }
+        }
+
+        /// The actions `press` calls for, in the configured order: each started, or dropped and why.
+        mutating func press(_ press: Press, time: String, at now: ContinuousClock.Instant) -> [Decision] {
+            actions.filter { $0.runs(on: press) }.map { action in
+                var record = records[action] ?? Record()
+                defer { records[action] = record }
+                switch record.life {
+                case .running:
+                    record.dropped += 1
+                    return .drop(action, .running)
+                case .idle(let last?) where now < last.run.started + action.cooldown:
+                    record.dropped += 1
+                    return .drop(action, .coolingDown(remaining: last.run.started + action.cooldown - now))
+                case .idle:
+                    guard running < limit else {
+                        record.dropped += 1
+                        return .drop(action, .overLimit)
+                    }
+                    record.runs += 1
+                    record.life = .running(Run(seq: press.seq, time: time, started: now))
+                    return .start(action)
+                }
+            }
+        }
+
+        /// `action`'s run ended as `outcome`.
+        mutating func ended(_ action: Action, _ outcome: Outcome, at now: ContinuousClock.Instant) {
+            guard case .running(let run) = records[action]?.life else { return }
+            if actions.contains(action) {
+                records[action]?.life = .idle(last: Ended(run: run, outcome: outcome, took: now - run.started))
+            } else {
+                records[action] = nil
+            }
+        }
+
+        /// How many actions run now.
+        var running: Int { records.values.count(where: \.isRunning) }
+
+        /// The configured actions, as a status reply reports them.
+        var report: [ActionMessage] {
+            actions.map { action in
+                let record = records[action] ?? Record()
+                return ActionMessage(name: action.name, runs: record.runs, dropped: record.dropped, last: Self.message(record.life))
+            }
+        }
+
+        private static func message(_ life: Life) -> ActionRunMessage? {
+            switch life {
+            case .running(let run): return ActionRunMessage(seq: run.seq, time: run.time, result: .running)
+            case .idle(last: nil): return nil
+            case .idle(let ended?):
+                let seconds = (ended.took / .milliseconds(10)).rounded() / 100
+                var message = ActionRunMessage(seq: ended.run.seq, time: ended.run.time, result: .exited, seconds: seconds)
+                switch ended.outcome {
+                case .exited(let status): message.status = Int(status)
+                case .signaled(let signal): (message.result, message.signal) = (.signaled, Int(signal))
+                case .timedOut: message.result = .timedOut
+                case .failed(let error): (message.result, message.error, message.seconds) = (.failed, error, nil)
+                }
+                return message
+            }
+        }
+    }
+}
