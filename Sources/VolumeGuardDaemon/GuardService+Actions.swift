@@ -10,18 +10,11 @@ extension GuardService {
     /// Hands the core one event, with the time it is handled, and performs what it returns.
     func feed(_ event: GuardEvent) {
         logger.trace("event", metadata: ["event": "\(event)"])
-        perform(core.handle(event, at: now))
-    }
-
-    private func perform(_ actions: [GuardAction]) {
-        for action in actions {
-            perform(action)
+        turn {
+            for action in core.handle(event, at: now) {
+                perform(action)
+            }
         }
-        announceState()
-        // A subscriber cut loose above may end the hold: told once the actions are all performed.
-        subscribersChanged()
-        settling.answer(where: hasSettled(paused:))
-        if case .stopping = lifecycle.state, core.allGivenBack { live(.givenBack) }
     }
 
     private func perform(_ action: GuardAction) {

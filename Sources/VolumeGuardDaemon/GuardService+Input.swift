@@ -29,11 +29,11 @@ extension GuardService {
     /// Hands the input source one event, with the time it is handled, and performs what it returns.
     func feedInput(_ event: (inout InputSource, Duration) -> [InputSource.Action]) {
         guard input != nil else { return }
-        let actions = event(&input!, now)
-        for action in actions {
-            perform(action)
+        turn {
+            for action in event(&input!, now) {
+                perform(action)
+            }
         }
-        announceState()
     }
 
     private func directoryChanged() {

@@ -8,23 +8,25 @@ import VolumeGuardCore
 extension GuardService {
     /// Performs what the `PressPipeline` made of a source's press or release.
     func pass(_ made: [PressPipeline.Action]) {
-        for action in made {
-            switch action {
-            case .publish(let press):
-                logger.debug(
-                    "press",
-                    metadata: ["seq": "\(press.seq)", "press": "\(press.direction?.rawValue ?? press.key.map(KeyNames.name) ?? "")", "count": "\(press.count)"])
-                noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: PressMessage(press, time: timestamp))))
-                actions.run(for: press)
-            case .release(let release):
-                logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
-                noteCutLoose(hub.publishRelease(seq: release.seq, ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
-            case .gesture(let gesture):
-                logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
-                noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
-            case .wakeUp(let delay):
-                live(.wakeUpAsked(after: delay, by: .pipeline))
-            }
+        turn { made.forEach(perform) }
+    }
+
+    private func perform(_ action: PressPipeline.Action) {
+        switch action {
+        case .publish(let press):
+            logger.debug(
+                "press",
+                metadata: ["seq": "\(press.seq)", "press": "\(press.direction?.rawValue ?? press.key.map(KeyNames.name) ?? "")", "count": "\(press.count)"])
+            noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: PressMessage(press, time: timestamp))))
+            actions.run(for: press)
+        case .release(let release):
+            logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
+            noteCutLoose(hub.publishRelease(seq: release.seq, ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
+        case .gesture(let gesture):
+            logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
+            noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
+        case .wakeUp(let delay):
+            live(.wakeUpAsked(after: delay, by: .pipeline))
         }
     }
 

@@ -46,6 +46,8 @@ actor GuardService: Service, CustomStringConvertible {
     /// Clients whose `pause` or `resume` is answered once the guard has acted on it.
     var settling = Settling()
     let started = ContinuousClock.now
+    /// How many `turn`s are open: the outermost one ends with the epilogue.
+    private var openTurns = 0
     /// Child tasks for `run` to start: connection attempts, and a graceful shutdown. Finished when the
     /// lifecycle ends.
     private let work: AsyncStream<@Sendable () async -> Void>
@@ -126,24 +128,47 @@ actor GuardService: Service, CustomStringConvertible {
     /// The time on the core's clock.
     var now: Duration { ContinuousClock.now - started }
 
+    // MARK: - One turn
+
+    /// Runs `body`, the guard's handling of one thing that happened, and ends it with the same epilogue
+    /// whichever machine it fed, once the outermost handling is done: a subscriber cut loose by a
+    /// device's press ends the hold as surely as one cut loose by a sink's.
+    func turn(_ body: () -> Void) {
+        openTurns += 1
+        body()
+        openTurns -= 1
+        if openTurns == 0 { epilogue() }
+    }
+
+    /// What every turn ends with: subscribers and systemd told of a new state, the pause policy of the
+    /// subscribers left, settled clients answered, and the end once every sink is given back.
+    private func epilogue() {
+        announceState()
+        subscribersChanged()
+        settling.answer(where: hasSettled(paused:))
+        if case .stopping = lifecycle.state, core.allGivenBack { live(.givenBack) }
+    }
+
     // MARK: - The lifecycle
 
     /// Tells the lifecycle `event` and performs what it decides.
     func live(_ event: GuardLifecycle.Event) {
-        for action in lifecycle.handle(event, at: now) {
-            switch action {
-            case .connect(let generation): connect(generation)
-            case .close: closeConnection()
-            case .feed(let event): feed(event)
-            case .wake(.core): feed(.wakeUp)
-            case .wake(.input): feedInput { input, now in input.wakeUp(at: now) }
-            case .wake(.pipeline): pass(pipeline.wakeUp(at: now))
-            case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
-            case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
-            case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
-            case .reportNotGivenBack: logger.error("the audio server did not acknowledge the restore in time")
-            case .end: spawn.finish()
-            }
+        turn { lifecycle.handle(event, at: now).forEach(perform) }
+    }
+
+    private func perform(_ action: GuardLifecycle.Action) {
+        switch action {
+        case .connect(let generation): connect(generation)
+        case .close: closeConnection()
+        case .feed(let event): feed(event)
+        case .wake(.core): feed(.wakeUp)
+        case .wake(.input): feedInput { input, now in input.wakeUp(at: now) }
+        case .wake(.pipeline): pass(pipeline.wakeUp(at: now))
+        case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
+        case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
+        case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
+        case .reportNotGivenBack: logger.error("the audio server did not acknowledge the restore in time")
+        case .end: spawn.finish()
         }
     }
 

@@ -10,12 +10,12 @@ The daemon is $VOLUME_GUARD_BINARY, else the checkout's .build/debug/volume-guar
 of a daemon that failed a check, and a last `RESULT passed=N failed=M seconds=S` line; exits 1 if any check
 failed. scripts/test-input reads them.
 
-Two daemons, as each takes seconds to start in the VM: one with `source = "input"` from its config file
-and no audio server anywhere in the guest, for most scenarios; then one with `--source both` and a
-private PulseAudio.
+Three daemons, as each takes seconds to start in the VM: one with `source = "input"` from its config file
+and no audio server anywhere in the guest, for most scenarios; one with `--source both` and a private
+PulseAudio; and one in `while-subscribed` mode.
 
 The rig and the run are here; the scenarios are in input_daemon (with input_presses and input_devices) and
-both_daemon, beside what they share in helpers and devices_command.
+both_daemon and while_subscribed, beside what they share in helpers and devices_command.
 """
 
 import argparse
@@ -29,6 +29,7 @@ from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, executable
 from helpers import latencies
 from input_daemon import InputDaemonScenarios
 from remote import Reader, Remote
+from while_subscribed import while_subscribed_daemon
 
 
 def rig(checks: Checks, binary: Path) -> None:
@@ -82,6 +83,7 @@ def main() -> int:
         return checks.result()
     InputDaemonScenarios(checks, binary).run()
     both_daemon(checks, binary)
+    while_subscribed_daemon(checks, binary)
     if latencies:
         median, longest = statistics.median(latencies) * 1000, max(latencies) * 1000
         checks.info(
