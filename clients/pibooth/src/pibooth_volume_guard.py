@@ -1,0 +1,178 @@
+"""pibooth plugin: the presses volume-guard reports are pibooth's capture and print buttons.
+
+volume-guard holds the sink's volume and reports each change the volume keys make as a press (or reads a
+remote's keys itself). This plugin follows the daemon's presses in a thread of its own and, for each
+press it is set to, posts the event pibooth's GPIO capture or print button posts. pibooth then does what
+that button does in the state it is in: starts a picture while waiting, prints or forgets one on the
+print screen, chooses a layout, and ignores it while busy.
+
+Its options are the [VOLUME_GUARD] section of pibooth.cfg: see README.md beside pyproject.toml.
+"""
+
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import pibooth
+import pygame
+from pibooth.booth import BUTTONDOWN
+from volume_guard import Presses, default_socket_path
+
+# Private to the client, but part of the same checkout: the one place that sees a connection made.
+from volume_guard._subscription import Subscription
+
+__version__ = "0.1.0"
+
+LOGGER = logging.getLogger("pibooth")
+SECTION = "VOLUME_GUARD"
+DIRECTIONS = ("up", "down", "mute")
+GESTURES = ("hold_start", "hold_end", "double")
+
+_watcher: "Watcher | None" = None
+
+
+@pibooth.hookimpl
+def pibooth_configure(cfg: Any) -> None:
+    cfg.add_option(
+        SECTION,
+        "socket",
+        "",
+        "volume-guard's socket; empty: where the volume-guard commands look ($VOLUME_GUARD_SOCKET, "
+        "the daemon's config file, else $XDG_RUNTIME_DIR/volume-guard.sock)",
+    )
+    cfg.add_option(
+        SECTION,
+        "capture",
+        "up",
+        "Presses that are the capture button: 'up', 'down', 'mute', a device's key ('KEY_ENTER'), or a "
+        "gesture ('hold_start', 'hold_end', 'double', or one key's: 'double:down') (list of quoted names accepted)",
+    )
+    cfg.add_option(SECTION, "print", "down", "Presses that are the print button, named as for capture")
+
+
+@pibooth.hookimpl
+def pibooth_startup(cfg: Any) -> None:
+    global _watcher
+    if _watcher is not None:  # the plugin was enabled again from the menu
+        _watcher.stop()
+    try:
+        path = cfg.getpath(SECTION, "socket") or default_socket_path()
+    except ValueError as error:  # volume-guard's own config file is not one
+        LOGGER.error("volume-guard: %s; presses are not followed", error)
+        return
+    _watcher = Watcher(path, capture=_option_names(cfg, "capture"), printer=_option_names(cfg, "print"))
+    _watcher.start()
+
+
+@pibooth.hookimpl
+def pibooth_cleanup() -> None:
+    global _watcher
+    if _watcher is not None:
+        _watcher.stop()
+        _watcher = None
+
+
+class Watcher:
+    """Follows the daemon's presses in a daemon thread, and posts pibooth's button event for each one it
+    is set to. pygame.event.post may be called from any thread (pygame 2)."""
+
+    def __init__(self, path: str, *, capture: frozenset[str], printer: frozenset[str]) -> None:
+        self.path = path
+        self.capture = capture
+        self.printer = printer
+        self.presses = Presses(_LoggedSubscription(path), timeout=5.0)
+        self.thread = threading.Thread(target=self._run, name="volume-guard", daemon=True)
+
+    def start(self) -> None:
+        LOGGER.info(
+            "volume-guard: following the presses at %s (capture: %s; print: %s)",
+            self.path,
+            ", ".join(sorted(self.capture)) or "none",
+            ", ".join(sorted(self.printer)) or "none",
+        )
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.presses.close()  # wakes the thread's read: it ends at once
+        self.thread.join(timeout=5)
+        LOGGER.info("volume-guard: stopped following the presses")
+
+    def _run(self) -> None:
+        try:
+            for event in self.presses:  # reconnects by itself, and resumes with `since`
+                self.handle(event)
+        except Exception:  # only a daemon's error reply or a bug: pibooth goes on without presses
+            LOGGER.exception("volume-guard: presses are no longer followed")
+
+    def handle(self, event: Mapping[str, Any]) -> None:
+        if event["type"] == "restart":
+            LOGGER.info("volume-guard: the daemon was restarted; its presses follow")
+        elif event["type"] == "gap":
+            LOGGER.warning("volume-guard: presses after seq %s were gone from the daemon's history", event["since"])
+        names = _event_names(event)
+        capture = bool(names & self.capture)
+        # Never both at once: pibooth takes both buttons together for "open the settings menu".
+        printer = not capture and bool(names & self.printer)
+        if not (capture or printer):
+            return
+        button = "capture" if capture else "print"
+        LOGGER.info("volume-guard: %s (seq %s) is the %s button", " ".join(sorted(names)), event["seq"], button)
+        # What pibooth's own GPIO buttons post (pibooth/booth.py); a state that has no use for it ignores it.
+        try:
+            pygame.event.post(pygame.event.Event(BUTTONDOWN, capture=int(capture), printer=int(printer), button=None))
+        except pygame.error as error:  # pibooth is quitting
+            LOGGER.warning("volume-guard: the %s button was not posted: %s", button, error)
+
+
+class _LoggedSubscription(Subscription):
+    """The client's subscription (live presses, gestures, reconnections with `since`), which also logs
+    each connection made. The client logs a lost daemon itself (logger volume_guard, which pibooth prints)
+    but not a daemon reached again, which a booth's operator wants to see as well."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, None, gestures=True, states=False)
+        self.connections = 0
+        self._replied = True
+
+    def request(self) -> dict[str, Any]:
+        self._replied = False  # a new connection: the next line is the daemon's reply
+        return super().request()
+
+    def receive(self, line: bytes) -> list[Any]:
+        events = super().receive(line)
+        # After a restart the client subscribes again at once: the next connection is the one to tell.
+        if not self._replied and not self.resubscribe:
+            self.connections += 1
+            again = " again; the presses made meanwhile follow" if self.connections > 1 else ""
+            LOGGER.info("volume-guard: connected to %s%s", self.path, again)
+        self._replied = True
+        return events
+
+
+def _option_names(cfg: Any, option: str) -> frozenset[str]:
+    """An option's names, from `up`, `up, KEY_ENTER` or pibooth's quoted list `"up", "KEY_ENTER"`; a name
+    that is no press is told and left out."""
+    names = set()
+    for name in sorted({name.strip().strip("'\"") for name in cfg.get(SECTION, option).split(",")} - {""}):
+        gesture, colon, key = name.partition(":")
+        if _is_key(name) or gesture in GESTURES and (not colon or _is_key(key)):
+            names.add(name)
+        else:
+            LOGGER.warning("volume-guard: [%s] %s names %r, which is no press: it is ignored", SECTION, option, name)
+    return frozenset(names)
+
+
+def _is_key(name: str) -> bool:
+    return name in DIRECTIONS or name.startswith("KEY_")
+
+
+def _event_names(event: Mapping[str, Any]) -> set[str]:
+    """What an event answers to: a press its direction and its key; a gesture its name, alone and joined
+    to each of those (`double`, `double:down`). Other events (releases, gaps, ...) nothing."""
+    keys = {event.get("direction"), event.get("key")} - {None}
+    if event["type"] == "press":
+        return keys
+    if event["type"] == "gesture":
+        return {event["gesture"]} | {f"{event['gesture']}:{key}" for key in keys}
+    return set()

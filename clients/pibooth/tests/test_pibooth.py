@@ -1,0 +1,291 @@
+"""The plugin in the real pibooth: installed with pip beside the checkout's client, pibooth (from PyPI) loads
+it through its entry point and runs under Xvfb with a fake camera (fake_camera.py), against a real daemon
+on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with pactl takes a
+picture, a volume-down press is pibooth's print button and takes none, and after the daemon is restarted
+a press takes a picture again. Xvfb, the server or pibooth failing to start fails the test: nothing is skipped.
+
+Run by scripts/test with the venv it makes from requirements.txt beside this file:
+`VENV/bin/python -m unittest discover -s clients/pibooth/tests`. The test installs the plugin and the client
+into the venv it runs in (the one pibooth is in), from copies of the checkout's.
+"""
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import warnings
+from pathlib import Path
+from unittest import mock
+
+from PIL import Image
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPOSITORY / "clients" / "python" / "tests"))
+from fixtures import WAIT, AudioServer, Daemon, eventually  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"  # for ButtonTest, which imports pygame: it greets on stdout
+PIBOOTH = Path(sys.executable).parent / "pibooth"
+
+
+def setUpModule() -> None:
+    """`pip install ./clients/python ./clients/pibooth`, as the README says, offline: pibooth and setuptools
+    are in the venv already. From copies, as pip builds in the source tree."""
+    with tempfile.TemporaryDirectory() as directory:
+        sources = []
+        for name in ("python", "pibooth"):
+            source = Path(directory, name)
+            shutil.copytree(
+                REPOSITORY / "clients" / name,
+                source,
+                ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"),
+            )
+            sources.append(str(source))
+        # pip installs a directory anew each time, and resolves the plugin's dependency on the client with it.
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-index"]
+            + ["--no-build-isolation", *sources],
+            check=True,
+            timeout=300,
+        )
+
+
+class Xvfb:
+    """A private X server, on the first free display (Xvfb picks it and writes it to -displayfd)."""
+
+    def __init__(self) -> None:
+        read, write = os.pipe()
+        self.process = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+            pass_fds=[write],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write)
+        number = b""
+        with os.fdopen(read, "rb") as display:
+            while not number.endswith(b"\n") and select.select([display], [], [], WAIT)[0]:
+                chunk = os.read(display.fileno(), 16)
+                if not chunk:
+                    break
+                number += chunk
+        if not number.strip().isdigit():
+            self.stop()
+            raise AssertionError("Xvfb did not start")
+        self.display = f":{number.decode().strip()}"
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class PiboothTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.server = AudioServer()
+        self.addCleanup(self.server.stop)
+        self.daemon = Daemon(self.server)
+        self.addCleanup(self.daemon.close)
+        self.xvfb = Xvfb()
+        self.addCleanup(self.xvfb.stop)
+        self.directory = Path(tempfile.mkdtemp(prefix="vg-pibooth-"))
+        self.addCleanup(shutil.rmtree, self.directory, ignore_errors=True)
+        self.pictures = self.directory / "pictures"
+        self.log_path = self.directory / "pibooth.log"
+        self.pibooth: subprocess.Popen[bytes] | None = None
+
+    def start_pibooth(self) -> None:
+        config = self.directory / "config"
+        config.mkdir()
+        # A quick sequence: one capture per picture, no layout shown, no countdown or flash, no print
+        # screen, no final picture shown (pibooth/config/parser.py has every option). The capture and
+        # print presses are the plugin's defaults, up and down.
+        (config / "pibooth.cfg").write_text(f"""[GENERAL]
+directory = {self.pictures}
+plugins = {TESTS / "fake_camera.py"}
+
+[WINDOW]
+size = (640, 480)
+flash = False
+chosen_delay = 0
+preview_delay = 1
+preview_countdown = False
+finish_picture_delay = 0
+
+[PICTURE]
+captures = 1
+
+[CAMERA]
+resolution = (640, 480)
+
+[PRINTER]
+printer_delay = 0
+
+[VOLUME_GUARD]
+socket = {self.daemon.socket_path}
+""")
+        environment = {key: value for key, value in os.environ.items() if not key.startswith("VOLUME_GUARD")}
+        environment |= {
+            "HOME": str(self.directory),
+            "DISPLAY": self.xvfb.display,
+            "SDL_AUDIODRIVER": "dummy",  # pibooth plays no sound, and must not look for a server
+            "PYTHONUNBUFFERED": "1",
+        }
+        with open(self.log_path, "wb") as log:
+            self.pibooth = subprocess.Popen(
+                [str(PIBOOTH), "--nolog", str(config)],
+                cwd=self.directory,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        self.addCleanup(self.stop_pibooth)
+
+    def stop_pibooth(self) -> int | None:
+        """Interrupts pibooth as Ctrl-C does: its main loop ends through pibooth_cleanup. Its exit status."""
+        assert self.pibooth is not None
+        if self.pibooth.poll() is None:
+            self.pibooth.send_signal(signal.SIGINT)
+            try:
+                self.pibooth.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                self.pibooth.kill()
+                self.pibooth.wait()
+        return self.pibooth.returncode
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def photos(self) -> list[Path]:
+        return sorted(self.pictures.glob("*_pibooth.jpg"))
+
+    def wait_for(self, condition, what: str, timeout: float = WAIT) -> None:
+        if not eventually(lambda: condition() or self.pibooth.poll() is not None, timeout) or not condition():
+            self.fail(f"{what}; pibooth's output:\n{self.log}\nthe daemon's log:\n{self.daemon.log}")
+
+    def press(self, change: str) -> None:
+        """One press (`+5%` up, `-5%` down), counted by the daemon before this returns."""
+        before = self.daemon.last_seq()
+        self.server.pactl("set-sink-volume", "guard_a", change)
+        self.wait_for(lambda: self.daemon.last_seq() > before, f"the daemon saw no press for {change}")
+
+    def test_a_press_takes_a_photo(self) -> None:
+        self.start_pibooth()
+        self.wait_for(lambda: "volume-guard: connected to" in self.log, "the plugin did not connect", 3 * WAIT)
+        self.wait_for(lambda: "fake camera: pibooth waits" in self.log, "pibooth did not start waiting")
+        self.assertRegex(self.log, r"Installed plugins: .*volume-guard-0\.1\.0", "not loaded by its entry point")
+
+        # Down is the print button: pibooth sees it, and takes no picture.
+        self.press("-5%")
+        self.wait_for(lambda: "the print button, while waiting" in self.log, "pibooth saw no print button")
+        time.sleep(2)  # were it a capture, pibooth would have started by now
+        self.assertNotIn("fake camera: capture", self.log)
+        self.assertEqual(self.photos(), [])
+
+        # Up is the capture button: a picture, and pibooth waits again.
+        self.press("+5%")
+        self.wait_for(lambda: len(self.photos()) == 1, "no picture for a press up")
+        # The file is there as pibooth starts writing it: done once pibooth waits again.
+        self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 2, "pibooth did not wait again")
+        self.assertEqual(self.log.count("fake camera: capture"), 1)
+
+        # The daemon goes and a new one comes on the same socket: the plugin follows it.
+        self.daemon.stop()
+        self.wait_for(lambda: "closed the connection; reconnecting" in self.log, "the lost daemon was not told")
+        self.daemon = Daemon(self.server, socket_path=self.daemon.socket_path)
+        self.addCleanup(self.daemon.close)
+        # At once: the plugin may not be back yet, and then the press comes when it is (`since`).
+        self.press("+5%")
+        self.wait_for(lambda: len(self.photos()) == 2, "no picture for a press up after the daemon's restart")
+        after = self.log.split("closed the connection; reconnecting", 1)[1]
+        self.assertIn("volume-guard: the daemon was restarted", after)
+        self.assertIn("volume-guard: connected to", after)
+        self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 3, "pibooth did not wait again")
+        for photo in self.photos():
+            with Image.open(photo) as image:
+                self.assertEqual(image.format, "JPEG")
+                image.load()  # the whole file, written out
+
+        self.assertNotIn("Traceback", self.log)
+
+        # Ctrl-C: pibooth_cleanup stops the plugin's thread, and pibooth ends by the signal, not killed.
+        self.assertEqual(self.stop_pibooth(), -signal.SIGINT, self.log)
+        self.assertIn("volume-guard: stopped following the presses", self.log)
+
+
+class Config:
+    """What the plugin reads of pibooth's config: `get(section, option)`."""
+
+    def __init__(self, **options: str) -> None:
+        self.options = options
+
+    def get(self, section: str, option: str) -> str:
+        return self.options[option]
+
+
+def import_plugin():
+    """The plugin as installed. pygame imports setuptools' pkg_resources, which warns that it is deprecated."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "pkg_resources is deprecated", UserWarning)
+        import pibooth_volume_guard
+    return pibooth_volume_guard
+
+
+class ButtonTest(unittest.TestCase):
+    """Which events are which button, in this process: the events the plugin posts, read back from pygame's
+    queue (pygame with no display)."""
+
+    def test_names_choose_the_button(self) -> None:
+        plugin = import_plugin()
+        import pygame
+        from pibooth.booth import BUTTONDOWN
+
+        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
+            pygame.display.init()
+        self.addCleanup(pygame.quit)
+        config = Config(capture='up, "KEY_CAMERA"', print="double:down, up")
+        watcher = plugin.Watcher(
+            "/nowhere", capture=plugin._option_names(config, "capture"), printer=plugin._option_names(config, "print")
+        )
+        self.assertEqual(watcher.capture, {"up", "KEY_CAMERA"})
+        self.assertEqual(watcher.printer, {"double:down", "up"})
+        events = [
+            {"type": "press", "seq": 1, "direction": "up", "source": "sink"},
+            {"type": "press", "seq": 2, "key": "KEY_CAMERA", "source": "input"},  # a key with no direction
+            {"type": "press", "seq": 3, "direction": "down", "source": "sink"},  # no button
+            {"type": "gesture", "gesture": "double", "direction": "down", "seq": 4},
+            {"type": "gesture", "gesture": "double", "direction": "up", "seq": 5},  # not double:down
+            {"type": "release", "seq": 2, "key": "KEY_CAMERA", "cause": "key-up"},
+            {"type": "restart", "last_seq": 0},
+            # Named by both: the capture button alone (both at once would open pibooth's menu).
+            {"type": "press", "seq": 6, "direction": "up", "key": "KEY_VOLUMEUP", "source": "input"},
+        ]
+        with self.assertLogs("pibooth", "INFO"):
+            for event in events:
+                watcher.handle(event)
+        posted = [(event.capture, event.printer, event.button) for event in pygame.event.get(BUTTONDOWN)]
+        self.assertEqual(posted, [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
+
+    def test_a_name_that_is_no_press_is_told(self) -> None:
+        plugin = import_plugin()
+        with self.assertLogs("pibooth", "WARNING") as logs:
+            names = plugin._option_names(Config(capture="upp, hold_start:up, double:"), "capture")
+        self.assertEqual(names, {"hold_start:up"})
+        self.assertEqual(len(logs.output), 2, logs.output)
+        self.assertIn("'double:'", logs.output[0])
+        self.assertIn("'upp'", logs.output[1])
+        self.assertEqual(plugin._option_names(Config(capture=""), "capture"), set())
+
+
+if __name__ == "__main__":
+    unittest.main()
