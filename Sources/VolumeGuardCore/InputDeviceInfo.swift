@@ -30,6 +30,12 @@ public struct InputDeviceInfo: Hashable, Sendable {
         return self == other
     }
 
+    /// Whether `opened`, what an opened node's descriptor says it is (EVIOCGNAME, EVIOCGID), is this
+    /// device: event numbers are reused, so a node opened after a scan may be another device's by then.
+    public func isSameDevice(opened: InputDeviceInfo) -> Bool {
+        (name, vendor, product) == (opened.name, opened.vendor, opened.product)
+    }
+
     /// `vendor:product` in hex, as lsusb and the config file write it: `2717:0040`.
     public var ids: String { DeviceMatch.ids(vendor: vendor, product: product).description }
 }

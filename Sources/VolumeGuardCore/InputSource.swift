@@ -77,7 +77,7 @@ public struct InputSource: Sendable {
         guard !stopped else { return [] }
         let byNode = Dictionary(present.map { ($0.node, $0) }, uniquingKeysWith: { first, _ in first })
         var actions: [Action] = []
-        for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node].map(device.info.isSameDevice) != true {
+        for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node].map({ device.info.isSameDevice($0) }) != true {
             // Gone, or its node now belongs to another device.
             actions += forget(node, device, cause: .deviceGone)
         }
@@ -97,9 +97,12 @@ public struct InputSource: Sendable {
         return actions
     }
 
-    /// The node opened, with `keysDown` down on it.
-    public mutating func opened(_ node: String, keysDown: Set<UInt16>) -> [Action] {
+    /// The node opened, its descriptor saying it is `identity`, with `keysDown` down on it. A node that
+    /// belongs to another device by now is closed and the device the scan saw forgotten: the directory
+    /// watch's next scan finds the new one.
+    public mutating func opened(_ node: String, as identity: InputDeviceInfo, keysDown: Set<UInt16>) -> [Action] {
         guard var device = devices[node], case .opening(let refusal) = device.life else { return [] }
+        guard device.info.isSameDevice(opened: identity) else { return [.close(node)] + forget(node, device, cause: .deviceGone) }
         device.down = keysDown
         device.life = .waiting(after: refusal)
         devices[node] = device

@@ -1,6 +1,7 @@
 import InputDevices
 import PulseBridge
 import SystemPackage
+import VolumeGuardCore
 
 /// The input source's file descriptors: the device nodes open now, and the watch on `/dev/input`, each
 /// polled by the mainloop the guard runs on. It decides nothing: `InputSource` says what to open, grab
@@ -14,15 +15,15 @@ struct DeviceFiles {
     private var nodes: [String: Open] = [:]
     private var directory: (watch: DirectoryWatch, poll: PulseMainloop.Watch)?
 
-    /// Opens `node`, reads which keys are down, and polls it, calling `readable` on the mainloop's thread
-    /// when it has events.
-    mutating func open(_ node: String, readable: @escaping () -> Void) throws(Errno) -> Set<UInt16> {
+    /// Opens `node`, reads what device it is and which keys are down, and polls it, calling `readable` on
+    /// the mainloop's thread when it has events.
+    mutating func open(_ node: String, readable: @escaping () -> Void) throws(Errno) -> (identity: InputDeviceInfo, down: Set<UInt16>) {
         close(node)
         let file = try EvdevFile.open(node)
         do {
-            let down = try file.keysDown()
+            let opened = (identity: try file.info(), down: try file.keysDown())
             nodes[node] = Open(file: file, watch: PulseMainloop.shared.watch(file.descriptor, readable))
-            return down
+            return opened
         } catch {
             file.close()
             throw error

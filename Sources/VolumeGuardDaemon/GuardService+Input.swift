@@ -49,8 +49,8 @@ extension GuardService {
         switch action {
         case .open(let node):
             do {
-                let down = try deviceFiles.open(node) { [self] in assumeIsolated { $0.readDevice(node) } }
-                feedInput { input, _ in input.opened(node, keysDown: down) }
+                let opened = try deviceFiles.open(node) { [self] in assumeIsolated { $0.readDevice(node) } }
+                feedInput { input, _ in input.opened(node, as: opened.identity, keysDown: opened.down) }
             } catch {
                 refused(node, error)
             }
@@ -97,32 +97,21 @@ extension GuardService {
             feedInput { input, _ in input.gone(node) }
             return
         }
-        // Frame by frame: a frame the kernel made itself (its SYN_REPORT's value is 1) lets keys up that
-        // the device may not have: it does so just before the device goes.
-        var frame: [InputEvent] = []
-        for event in events {
-            frame.append(event)
-            guard event.isReport else { continue }
-            if event.value == 1 {
-                let ups = Set(frame.filter { $0.isKey && $0.value == 0 }.map(\.code))
+        for frame in EvdevFrame.split(events) {
+            switch frame {
+            case .kernelReleased(let ups):
                 feedInput { input, now in input.kernelReleased(ups, on: node, at: now) }
-            } else {
-                feed(frame, from: node)
+            case .device(let events):
+                for event in events {
+                    if event.isKey {
+                        feedInput { input, _ in input.key(event.code, value: event.value, on: node) }
+                    } else if event.isDropped {
+                        feedInput { input, _ in input.dropped(node) }
+                    }
+                }
             }
-            frame = []
         }
-        feed(frame, from: node)
         feedInput { input, _ in input.caughtUp(node) }
-    }
-
-    private func feed(_ frame: [InputEvent], from node: String) {
-        for event in frame {
-            if event.isKey {
-                feedInput { input, _ in input.key(event.code, value: event.value, on: node) }
-            } else if event.isDropped {
-                feedInput { input, _ in input.dropped(node) }
-            }
-        }
     }
 
     private func refused(_ node: String, _ error: Errno) {

@@ -25,7 +25,7 @@ struct InputSourceTests {
             let action = queue.removeFirst()
             done.append(action)
             switch action {
-            case .open(let node): queue += source.opened(node, keysDown: keysDown)
+            case .open(let node): queue += source.opened(node, as: present.first { $0.node == node }!, keysDown: keysDown)
             case .grab(let node): queue += source.grabbed(node)
             default: break
             }
@@ -157,7 +157,18 @@ struct InputSourceTests {
         #expect(waits.last == InputSource.slowestRetry)
         #expect(zip(waits, waits.dropFirst()).allSatisfy { $0 <= $1 })
         #expect(told == 1)
-        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+        #expect(source.opened(node, as: Remote.consumer, keysDown: []) == [.grab(node)])
+    }
+
+    @Test("A node that belongs to another device by the time it is opened is closed, and the device the scan saw forgotten")
+    mutating func reusedNode() {
+        let node = Remote.consumer.node
+        _ = source.scanned([Remote.consumer], at: .zero)
+        var other = Remote.lookalike
+        other.node = node
+        #expect(source.opened(node, as: other, keysDown: []) == [.close(node), .report(.gone(Remote.consumerRef))])
+        #expect(source.devices[node] == nil)
+        #expect(source.scanned([Remote.consumer], at: .milliseconds(10)) == [.open(node)], "the next scan takes it again if it matches")
     }
 
     @Test("A scan that sees a refused node tries it at once: udev may have just given it its permissions")
@@ -172,7 +183,7 @@ struct InputSourceTests {
     mutating func busyGrab() {
         let node = Remote.consumer.node
         _ = source.scanned([Remote.consumer], at: .zero)
-        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+        #expect(source.opened(node, as: Remote.consumer, keysDown: []) == [.grab(node)])
         let actions = source.refused(node, error: "another program grabbed it", fix: "", at: .zero)
         #expect(actions.first == .close(node))
     }
@@ -185,7 +196,7 @@ struct InputSourceTests {
         var waits: [Duration] = []
         var told = 0
         for _ in 0..<8 {
-            #expect(source.opened(node, keysDown: []) == [.grab(node)])
+            #expect(source.opened(node, as: Remote.consumer, keysDown: []) == [.grab(node)])
             let actions = source.refused(node, error: "another program grabbed it", fix: "", at: now)
             told += actions.count { if case .report = $0 { true } else { false } }
             guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
@@ -195,7 +206,7 @@ struct InputSourceTests {
         }
         #expect(waits.last == InputSource.slowestRetry)
         #expect(told == 1)
-        #expect(source.opened(node, keysDown: []) == [.grab(node)])
+        #expect(source.opened(node, as: Remote.consumer, keysDown: []) == [.grab(node)])
         #expect(source.grabbed(node).count == 1)
         #expect(source.devices[node]?.refusal == nil, "a grab ends the refusals")
     }
@@ -223,7 +234,7 @@ struct InputSourceTests {
         #expect(source.devices[node]?.state == .paused)
         #expect(source.scanned([Remote.consumer, Remote.keyboard], at: .zero).isEmpty, "nothing opened while paused")
         #expect(source.resume(at: .zero) == [.open(Remote.keyboard.node), .open(node)])
-        _ = source.opened(node, keysDown: [])
+        _ = source.opened(node, as: Remote.consumer, keysDown: [])
         _ = source.grabbed(node)
         #expect(source.shutdown() == [.close(node)])
         #expect(source.isStopped)
