@@ -13,7 +13,7 @@ public enum GuardState: String, Hashable, Sendable, Codable {
     case paused
     /// Connected, but there is no sink to guard.
     case noSink = "no-sink"
-    /// Shutting down: the sinks are given back (`GuardCore.isReleased` says when they are), and nothing is
+    /// Shutting down: the sinks are given back (`GuardCore.allGivenBack` says when they are), and nothing is
     /// held again.
     case stopped
 }
@@ -57,7 +57,7 @@ public enum ReleaseCause: String, Hashable, Sendable, Codable {
 
 /// What the daemon does with an input device it was told to take keys from, as status replies report it.
 public enum DeviceState: String, Hashable, Sendable, Codable {
-    /// Held exclusively: its keys reach the daemon alone.
+    /// Grabbed (EVIOCGRAB): its keys reach the daemon alone.
     case grabbed
     /// Open, and grabbed as soon as no key on it is down (a key held now would stay down for others).
     case waiting

@@ -31,7 +31,7 @@ public struct Gesture: Hashable, Sendable {
 }
 
 /// Finds holds and double presses of the sink's presses in their timing alone (a device's keys have real
-/// downs and ups: `HeldKeys` times those).
+/// downs and ups: `KeysDown` times those).
 ///
 /// A held key sends its first press, then after the repeat delay (kernel 250 ms, GNOME 500 ms, KDE
 /// 600 ms) repeats every period (33, 30, 40 ms). A hold starts at the second repeat, once an interval at

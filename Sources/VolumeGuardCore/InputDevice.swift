@@ -14,7 +14,7 @@ public struct InputDevice: Hashable, Sendable {
         case waiting(after: Refusal?)
         /// The shell was asked to grab it.
         case grabbing(after: Refusal?)
-        /// Held exclusively: its keys are presses. `kernelUps`: keys the kernel let up itself, waiting to be
+        /// Grabbed (EVIOCGRAB): its keys are presses. `kernelUps`: keys the kernel let up itself, waiting to be
         /// told whether the device went with them.
         case grabbed(kernelUps: KernelUps?)
         /// It could not be opened or grabbed: tried again when the refusal is due, or when a scan sees it.

@@ -6,7 +6,7 @@ import GuardProtocol
 /// `since` replays) and the presses to the actions, the same for every source.
 ///
 /// The sink's presses have no ups, so `GestureDetector` guesses holds and double presses from their
-/// timing; a device's keys go down and up, and `HeldKeys` times those.
+/// timing; a device's keys go down and up, and `KeysDown` times those.
 public struct PressPipeline: Sendable {
     /// What to do with what the pipeline made.
     public enum Action: Hashable, Sendable {
@@ -26,11 +26,11 @@ public struct PressPipeline: Sendable {
     /// The volume keys' presses, in key steps, from every source.
     public private(set) var counts = PressCounts()
     private var guessed: GestureDetector
-    private var held: HeldKeys
+    private var keysDown: KeysDown
 
     public init(thresholds: GestureDetector.Thresholds = .init()) {
         guessed = GestureDetector(thresholds: thresholds)
-        held = HeldKeys(thresholds: thresholds)
+        keysDown = KeysDown(thresholds: thresholds)
     }
 
     /// A press of the volume key `direction`, `count` key steps, seen on the sink named `sink` at `now`.
@@ -42,21 +42,21 @@ public struct PressPipeline: Sendable {
     /// `key` went down on `device` at `now`. A key already down (read back after SYN_DROPPED) is no new
     /// press.
     public mutating func keyDown(_ key: UInt16, on device: DeviceRef, at now: Duration) -> [Action] {
-        let slot = HeldKeys.Slot(device: device, key: key)
-        guard held.down[slot] == nil else { return [] }
+        let slot = KeysDown.Slot(device: device, key: key)
+        guard keysDown.down[slot] == nil else { return [] }
         let press = number(Press(seq: 0, direction: Direction(key: key), key: key, count: 1, origin: .device(device)))
-        return [.publish(press)] + tell(held.pressed(press, slot: slot, at: now))
+        return [.publish(press)] + tell(keysDown.pressed(press, slot: slot, at: now))
     }
 
     /// `key` of `device` is no longer down, for `cause`, at `now`. Nothing for a key not down.
     public mutating func keyUp(_ key: UInt16, on device: DeviceRef, cause: ReleaseCause, at now: Duration) -> [Action] {
-        guard let (release, gestures) = held.released(.init(device: device, key: key), cause: cause, at: now) else { return [] }
+        guard let (release, gestures) = keysDown.released(.init(device: device, key: key), cause: cause, at: now) else { return [] }
         return [.release(release)] + gestures.map(Action.gesture)
     }
 
     /// Looks again at `now`, as a `wakeUp` asked.
     public mutating func wakeUp(at now: Duration) -> [Action] {
-        tell(guessed.wakeUp(at: now)) + tell(held.wakeUp(at: now))
+        tell(guessed.wakeUp(at: now)) + tell(keysDown.wakeUp(at: now))
     }
 
     /// The sink's presses stopped for a reason other than their key (the audio server went away): a
@@ -71,7 +71,7 @@ public struct PressPipeline: Sendable {
         guard thresholds != guessed.thresholds else { return [] }
         let ended = sinkInterrupted(at: now)
         guessed = GestureDetector(thresholds: thresholds)
-        held.thresholds = thresholds
+        keysDown.thresholds = thresholds
         return ended
     }
 

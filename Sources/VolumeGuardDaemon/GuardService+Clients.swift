@@ -19,7 +19,7 @@ extension GuardService {
         configuration.historyCapacity * (configuration.source.takesDevices ? 2 : 1) + ClientQueue.headroom
     }
 
-    /// Forgets `queue`; only a subscriber's leaving can change the hold.
+    /// Forgets `queue`; only a subscriber's leaving can pause the guard.
     func unsubscribe(_ queue: ClientQueue) {
         guard hub.unsubscribe(queue) else { return }
         subscribersChanged()

@@ -132,7 +132,7 @@ actor GuardService: Service, CustomStringConvertible {
 
     /// Runs `body`, the guard's handling of one thing that happened, and ends it with the same epilogue
     /// whichever machine it fed, once the outermost handling is done: a subscriber cut loose by a
-    /// device's press ends the hold as surely as one cut loose by a sink's.
+    /// device's press pauses a `while-subscribed` guard as surely as one cut loose by a sink's.
     func turn(_ body: () -> Void) {
         openTurns += 1
         body()

@@ -8,7 +8,7 @@ import GuardProtocol
 /// (`hold_end`, with the release's cause). A down that comes within `doubleWindow` of the last down of
 /// the same key on the same device, that one released without a hold and not itself the second of a
 /// double, makes a double press, told at once: the down is real, so nothing is left to wait for.
-struct HeldKeys: Hashable, Sendable {
+struct KeysDown: Hashable, Sendable {
     /// One key of one device.
     struct Slot: Hashable, Sendable {
         var device: DeviceRef
