@@ -14,11 +14,29 @@ import CPulse
 public actor PulseConnection {
     private let applicationName: String
     private let onEvent: @Sendable (PulseEvent) -> Void
-    /// Made by `connect`, on the mainloop; nil before, and once closed.
-    private var context: OpaquePointer?
-    private var connectWaiter: CheckedContinuation<Void, any Error>?
-    private var ready = false
-    private var closed = false
+    /// Where the connection is in its one life. The libpulse context is made by `connect` and lives
+    /// until `close`.
+    private enum State {
+        /// Made; `connect` not called yet.
+        case idle
+        /// `connect` waits until the context is ready and subscribed.
+        case connecting(OpaquePointer, waiter: CheckedContinuation<Void, any Error>)
+        /// Connected and subscribed: a failure from now on is a lost connection, told as `.disconnected`.
+        case ready(OpaquePointer)
+        /// The context failed, connecting or after: requests on it fail, and it stays so until `close`.
+        case failed(OpaquePointer)
+        case closed
+    }
+
+    private var state = State.idle
+
+    /// The libpulse context, from `connect` until `close`.
+    private var context: OpaquePointer? {
+        switch state {
+        case .connecting(let context, _), .ready(let context), .failed(let context): context
+        case .idle, .closed: nil
+        }
+    }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { PulseMainloop.shared.asUnownedSerialExecutor() }
 
@@ -36,15 +54,14 @@ public actor PulseConnection {
     /// default server (`PULSE_SERVER`, then `$XDG_RUNTIME_DIR/pulse/native`) when nil, and subscribes to
     /// sink and server events. Never spawns a server.
     public func connect(to server: String? = nil) async throws {
-        guard context == nil, !closed else { throw PulseError.connectionFailed("a connection connects once") }
+        guard case .idle = state else { throw PulseError.connectionFailed("a connection connects once") }
         let proplist = pa_proplist_new()!
         pa_proplist_sets(proplist, PA_PROP_APPLICATION_NAME, applicationName)
         pa_proplist_sets(proplist, PA_PROP_APPLICATION_ID, "org.volume-guard")
         let context = pa_context_new_with_proplist(PulseMainloop.shared.api, applicationName, proplist)!
         pa_proplist_free(proplist)
-        self.context = context
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            connectWaiter = waiter
+            state = .connecting(context, waiter: waiter)
             // Unretained: `close`, which `deinit` calls too, removes these callbacks before the context
             // can outlive the connection.
             let userdata = Unmanaged.passUnretained(self).toOpaque()
@@ -59,24 +76,23 @@ public actor PulseConnection {
                     Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue().assumeIsolated { $0.received(event, index: index) }
                 }, userdata)
             // A refused connect may already have failed the context, and so resumed the waiter, from
-            // inside `pa_context_connect`: `endConnecting` resumes only a waiter still waiting.
+            // inside `pa_context_connect`: `failed` resumes only a waiter still waiting.
             if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-                endConnecting(.failure(PulseError.connectionFailed(lastError)))
+                failed(lastError)
             }
         }
     }
 
     /// Disconnects. Pending requests complete as failed, on the mainloop's next turn. Idempotent.
     public func close() {
-        guard !closed else { return }
-        closed = true
-        endConnecting(.failure(PulseError.connectionFailed("closed")))
+        if case .connecting(_, let waiter) = state { waiter.resume(throwing: PulseError.connectionFailed("closed")) }
+        let context = self.context
+        state = .closed
         guard let context else { return }
         pa_context_set_state_callback(context, nil, nil)
         pa_context_set_subscribe_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
-        self.context = nil
     }
 
     // MARK: - Running requests
@@ -102,28 +118,36 @@ public actor PulseConnection {
             let subscribed = SuccessRequest { [weak self] ok in
                 self?.assumeIsolated { connection in
                     // Ready only once subscribed, so no change after `connect` returns goes unseen.
-                    connection.ready = ok
-                    connection.endConnecting(ok ? .success(()) : .failure(PulseError.connectionFailed("subscribe refused: \(connection.lastError)")))
+                    guard case .connecting(let context, let waiter) = connection.state else { return }
+                    if ok {
+                        connection.state = .ready(context)
+                        waiter.resume()
+                    } else {
+                        connection.failed("subscribe refused: \(connection.lastError)")
+                    }
                 }
             }
             issue(subscribed) { pa_context_subscribe($0, pa_subscription_mask_t(mask), SuccessRequest.callback, subscribed.userdata) }
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            let reason = lastError
-            if connectWaiter != nil {
-                endConnecting(.failure(PulseError.connectionFailed(reason)))
-            } else if ready {
-                ready = false
-                onEvent(.disconnected(reason: reason))
-            }
+            failed(lastError)
         default:
             break
         }
     }
 
-    /// Resumes `connect`'s caller, once.
-    private func endConnecting(_ result: Result<Void, any Error>) {
-        connectWaiter?.resume(with: result)
-        connectWaiter = nil
+    /// The context failed for `reason`: `connect`'s caller hears it if it still waits, else the owner as a
+    /// lost connection, once.
+    private func failed(_ reason: String) {
+        switch state {
+        case .connecting(let context, let waiter):
+            state = .failed(context)
+            waiter.resume(throwing: PulseError.connectionFailed(reason))
+        case .ready(let context):
+            state = .failed(context)
+            onEvent(.disconnected(reason: reason))
+        case .idle, .failed, .closed:
+            break
+        }
     }
 
     private func received(_ event: pa_subscription_event_type_t, index: UInt32) {
