@@ -63,9 +63,16 @@ public struct InputSource: Sendable {
     public private(set) var configuration: Configuration
     /// The matching devices present, by node.
     public private(set) var devices: [String: InputDevice] = [:]
-    /// While paused (or stopped) the devices are left to everyone else: closed, and opened again on resume.
-    private var paused = false
-    private var stopped = false
+    /// Whether the devices are taken.
+    public enum Phase: Hashable, Sendable {
+        case taking
+        /// Left to everyone else, closed, until `resume` opens them again.
+        case paused
+        /// Left to everyone else for good: the daemon is stopping.
+        case stopped
+    }
+
+    public private(set) var phase = Phase.taking
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -74,7 +81,7 @@ public struct InputSource: Sendable {
     /// The devices present now, as the shell scanned them: those that match and are new are opened,
     /// those gone are forgotten, their keys released.
     public mutating func scanned(_ present: [InputDeviceInfo], at now: Duration) -> [Action] {
-        guard !stopped else { return [] }
+        guard phase != .stopped else { return [] }
         let byNode = Dictionary(present.map { ($0.node, $0) }, uniquingKeysWith: { first, _ in first })
         var actions: [Action] = []
         for (node, device) in devices.sorted(by: { $0.key < $1.key }) where byNode[node].map({ device.info.isSameDevice($0) }) != true {
@@ -92,7 +99,7 @@ public struct InputSource: Sendable {
             }
             guard let match = configuration.matches.first(where: { $0.matches(info) }) else { continue }
             devices[info.node] = InputDevice(info: info, match: match)
-            actions += paused ? [] : open(info.node, at: now)
+            actions += open(info.node, at: now)
         }
         return actions
     }
@@ -244,46 +251,42 @@ public struct InputSource: Sendable {
     /// keep one timer for the earliest wake-up asked for.
     public mutating func wakeUp(at now: Duration) -> [Action] {
         var actions = devices.keys.sorted().flatMap { settleKernelReleases($0, before: now) }
-        if !paused {
+        if phase == .taking {
             actions += devices.keys.sorted().flatMap { node -> [Action] in
                 guard let refusal = devices[node]?.refusal, refusal.due <= now else { return [] }
                 return open(node, at: now)
             }
         }
-        let later = devices.values.flatMap { [$0.kernelUps?.due, paused ? nil : $0.refusal?.due] }.compactMap { $0 }
+        let later = devices.values.flatMap { [$0.kernelUps?.due, phase == .taking ? $0.refusal?.due : nil] }.compactMap { $0 }
         return actions + (later.min().map { [.wakeUp(after: $0 - now)] } ?? [])
     }
 
     /// Lets every device go until `resume`, their keys released: the keys act normally meanwhile.
     public mutating func pause() -> [Action] {
-        guard !paused, !stopped else { return [] }
-        paused = true
+        guard phase == .taking else { return [] }
+        phase = .paused
         return letGo(cause: .paused)
     }
 
     /// Takes the devices again.
     public mutating func resume(at now: Duration) -> [Action] {
-        guard paused, !stopped else { return [] }
-        paused = false
+        guard phase == .paused else { return [] }
+        phase = .taking
         return devices.keys.sorted().flatMap { open($0, at: now) }
     }
 
     /// Lets every device go for good.
     public mutating func shutdown() -> [Action] {
-        guard !stopped else { return [] }
-        stopped = true
+        guard phase != .stopped else { return [] }
+        phase = .stopped
         return letGo(cause: .stopped)
     }
 
-    /// Whether the devices are left to everyone else now.
-    public var isPaused: Bool { paused || stopped }
-    /// Whether they are, for good.
-    public var isStopped: Bool { stopped }
 
     // MARK: - One device
 
     private mutating func open(_ node: String, at now: Duration) -> [Action] {
-        guard var device = devices[node], !isPaused else { return [] }
+        guard var device = devices[node], phase == .taking else { return [] }
         switch device.life {
         case .opening, .waiting, .grabbing, .grabbed: return []
         case .closed, .refused: break

@@ -83,8 +83,12 @@ extension GuardService {
     /// guarded, else whether the devices are taken.
     var state: GuardState {
         if configuration.source.guardsSink { return core.state }
-        if lifecycle.hasEnded || input?.isStopped == true { return .stopped }
-        return input?.isPaused == true ? .paused : .guarding
+        if lifecycle.hasEnded { return .stopped }
+        switch input?.phase {
+        case .stopped: return .stopped
+        case .paused: return .paused
+        case .taking, nil: return .guarding
+        }
     }
 
     /// Tells subscribers the guard's state and guarded sink when either changed, and systemd its status

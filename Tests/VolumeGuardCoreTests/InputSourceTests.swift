@@ -237,7 +237,7 @@ struct InputSourceTests {
         _ = source.opened(node, as: Remote.consumer, keysDown: [])
         _ = source.grabbed(node)
         #expect(source.shutdown() == [.close(node)])
-        #expect(source.isStopped)
+        #expect(source.phase == .stopped)
         #expect(source.resume(at: .zero).isEmpty)
     }
 }
