@@ -65,8 +65,69 @@ class SubscriptionTests(unittest.TestCase):
 
     def test_a_gap_is_told_with_the_seq_it_follows(self) -> None:
         subscription = self.following(since=2)
-        self.assertEqual(subscription.receive(subscribed(3000, "a", gap=True)), [{"type": "gap", "since": 2, "last_seq": 3000}])
+        self.assertEqual(
+            subscription.receive(subscribed(3000, "a", gap=True)), [{"type": "gap", "since": 2, "last_seq": 3000}]
+        )
 
+
+class LogTests(unittest.TestCase):
+    """What the client tells through logging (logger volume_guard) at info and above: a loss, and its end."""
+
+    def following(self) -> Subscription:
+        subscription = Subscription("/socket", None, gestures=False, states=False)
+        with self.assertNoLogs("volume_guard", "INFO"):  # a first connection is no news
+            subscription.receive(subscribed(0, "a"))
+        subscription.receive(press(1))
+        subscription.receive(press(2))
+        return subscription
+
+    def test_a_connection_made_again_after_a_loss_is_told_once(self) -> None:
+        subscription = self.following()
+        with self.assertLogs("volume_guard", "INFO") as logs:
+            subscription.ended()
+            # The daemon stays away a while: the outage is told already, not once per attempt.
+            for _ in range(3):
+                subscription.failed(ConnectionRefusedError(111, "Connection refused"))
+            subscription.request()
+            self.assertEqual(subscription.receive(subscribed(4, "a")), [])
+        self.assertEqual(
+            logs.output,
+            [
+                "INFO:volume_guard:the daemon at /socket closed the connection; reconnecting",
+                "INFO:volume_guard:subscribed again to the daemon at /socket; resuming after seq 2",
+            ],
+        )
+        # Told: the connections that follow are no news until the next loss.
+        subscription.request()
+        with self.assertNoLogs("volume_guard", "INFO"):
+            subscription.receive(subscribed(4, "a"))
+
+    def test_after_a_restart_the_connection_to_the_new_daemon_is_the_one_told(self) -> None:
+        subscription = self.following()
+        subscription.ended()
+        subscription.request()
+        with self.assertNoLogs("volume_guard", "INFO"):  # a new daemon: the client subscribes again at once
+            self.assertEqual(subscription.receive(subscribed(5, "b")), [{"type": "restart", "last_seq": 5}])
+            subscription.ended()
+        subscription.request()
+        with self.assertLogs("volume_guard", "INFO") as logs:
+            subscription.receive(subscribed(5, "b"))
+        self.assertEqual(
+            logs.output, ["INFO:volume_guard:subscribed again to the daemon at /socket; resuming after seq 0"]
+        )
+
+    def test_a_daemon_reached_at_last_is_told(self) -> None:
+        subscription = Subscription("/socket", None, gestures=False, states=False)
+        with self.assertLogs("volume_guard", "INFO") as logs:
+            subscription.failed(FileNotFoundError(2, "No such file or directory"))
+            subscription.receive(subscribed(3, "a"))
+        self.assertEqual(
+            logs.output,
+            [
+                "WARNING:volume_guard:no volume-guard daemon answered at /socket (No such file or directory); retrying",
+                "INFO:volume_guard:subscribed to the daemon at /socket",
+            ],
+        )
 
 
 class InputDeviceTests(unittest.TestCase):

@@ -36,6 +36,8 @@ class Subscription:
         """Set when the connection must be dropped and the subscription made again at once (a new daemon)."""
         self._delay = FIRST_DELAY
         """The wait before the next attempt: doubled by each, back to the first at a `subscribed` reply."""
+        self._lost = False
+        """Set when a connection was lost or could not be made, until the next `subscribed` reply, which tells it."""
 
     def request(self) -> dict[str, Any]:
         """The subscribe request for a new connection."""
@@ -83,12 +85,19 @@ class Subscription:
             events.append(Gap(type="gap", since=self.since, last_seq=last_seq))
         if self.since is None:
             self.since = last_seq
+        if self._lost:  # the loss was told: so is its end, once
+            self._lost = False
+            if seen is None:  # no connection was ever made: this is the first
+                log.info("subscribed to the daemon at %s", self.path)
+            else:
+                log.info("subscribed again to the daemon at %s; resuming after seq %s", self.path, self.since)
         return events
 
     def ended(self) -> float:
         """The connection ended; the seconds to wait before the next one."""
-        if not self.resubscribe:
+        if not self.resubscribe:  # else the daemon is a new one, subscribed to at once: no loss to tell
             log.info("the daemon at %s closed the connection; reconnecting", self.path)
+            self._lost = True
         return self._next_delay()
 
     def failed(self, error: OSError) -> float:
@@ -98,6 +107,7 @@ class Subscription:
         """
         report = log.warning if self._delay == FIRST_DELAY else log.debug
         report("%s; retrying", DaemonUnavailable(self.path, error).message)
+        self._lost = True
         return self._next_delay()
 
     def _next_delay(self) -> float:
