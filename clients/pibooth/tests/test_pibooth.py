@@ -1,14 +1,16 @@
-"""The plugin in the real pibooth: installed with pip beside the checkout's client, pibooth (from PyPI) loads
-it through its entry point and runs under Xvfb with a fake camera (fake_camera.py), against a real daemon
-on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with pactl takes a
-picture, a volume-down press is pibooth's print button and takes none, and after the daemon is restarted
-a press takes a picture again. Xvfb, the server or pibooth failing to start fails the test: nothing is skipped.
+"""The plugin in the real pibooth: installed with pip on its own (the client comes inside it), pibooth (from
+PyPI) loads it through its entry point and runs under Xvfb with a fake camera (fake_camera.py), against a
+real daemon on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with
+pactl takes a picture, a volume-down press is pibooth's print button and takes none, and after the daemon is
+restarted a press takes a picture again, with the client's lines for the loss and the reconnection. Xvfb,
+the server or pibooth failing to start fails the test: nothing is skipped.
 
 Run by scripts/test with the venv it makes from requirements.txt beside this file:
-`VENV/bin/python -m unittest discover -s clients/pibooth/tests`. The test installs the plugin and the client
-into the venv it runs in (the one pibooth is in), from copies of the checkout's.
+`VENV/bin/python -m unittest discover -s clients/pibooth/tests`. The test installs the plugin into the venv
+it runs in (the one pibooth is in), from a copy of the checkout's.
 """
 
+import importlib.metadata
 import os
 import select
 import shutil
@@ -34,22 +36,24 @@ PIBOOTH = Path(sys.executable).parent / "pibooth"
 
 
 def setUpModule() -> None:
-    """`pip install ./clients/python ./clients/pibooth`, as the README says, offline: pibooth and setuptools
-    are in the venv already. From copies, as pip builds in the source tree."""
+    """`pip install ./clients/pibooth`, as the README says, offline: pibooth and setuptools are in the venv
+    already. From a copy of clients/, as pip builds in the source tree; the copy keeps the plugin's symlink
+    to the client (src/pibooth_volume_guard/_client), as a clone does."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+    # The plugin needs no other package: not even the client, which older versions of it did (-qq: nor the
+    # warning that it is not installed).
+    subprocess.run(pip + ["uninstall", "-qq", "--yes", "volume-guard-client"], check=True, timeout=300)
     with tempfile.TemporaryDirectory() as directory:
-        sources = []
-        for name in ("python", "pibooth"):
-            source = Path(directory, name)
-            shutil.copytree(
-                REPOSITORY / "clients" / name,
-                source,
-                ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"),
-            )
-            sources.append(str(source))
-        # pip installs a directory anew each time, and resolves the plugin's dependency on the client with it.
+        clients = Path(directory, "clients")
+        shutil.copytree(
+            REPOSITORY / "clients",
+            clients,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"),
+        )
+        # pip installs a directory anew each time.
         subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-index"]
-            + ["--no-build-isolation", *sources],
+            pip + ["install", "--quiet", "--no-index", "--no-build-isolation", str(clients / "pibooth")],
             check=True,
             timeout=300,
         )
@@ -181,7 +185,9 @@ socket = {self.daemon.socket_path}
 
     def test_a_press_takes_a_photo(self) -> None:
         self.start_pibooth()
-        self.wait_for(lambda: "volume-guard: connected to" in self.log, "the plugin did not connect", 3 * WAIT)
+        self.wait_for(lambda: "volume-guard: following the presses" in self.log, "the plugin did not start", 3 * WAIT)
+        # Live presses only: one made before the plugin is subscribed would not come.
+        self.wait_for(lambda: self.daemon.raw({"cmd": "status"})["subscribers"] == 1, "the plugin did not subscribe")
         self.wait_for(lambda: "fake camera: pibooth waits" in self.log, "pibooth did not start waiting")
         self.assertRegex(self.log, r"Installed plugins: .*volume-guard-0\.1\.0", "not loaded by its entry point")
 
@@ -207,9 +213,10 @@ socket = {self.daemon.socket_path}
         # At once: the plugin may not be back yet, and then the press comes when it is (`since`).
         self.press("+5%")
         self.wait_for(lambda: len(self.photos()) == 2, "no picture for a press up after the daemon's restart")
+        # The client's own lines (logger volume_guard) are in pibooth's output, as the plugin's are.
         after = self.log.split("closed the connection; reconnecting", 1)[1]
         self.assertIn("volume-guard: the daemon was restarted", after)
-        self.assertIn("volume-guard: connected to", after)
+        self.assertIn(f"subscribed again to the daemon at {self.daemon.socket_path}; resuming after seq 0", after)
         self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 3, "pibooth did not wait again")
         for photo in self.photos():
             with Image.open(photo) as image:
@@ -221,6 +228,22 @@ socket = {self.daemon.socket_path}
         # Ctrl-C: pibooth_cleanup stops the plugin's thread, and pibooth ends by the signal, not killed.
         self.assertEqual(self.stop_pibooth(), -signal.SIGINT, self.log)
         self.assertIn("volume-guard: stopped following the presses", self.log)
+
+
+class InstallTest(unittest.TestCase):
+    def test_the_plugin_brings_the_client(self) -> None:
+        # Installed alone (setUpModule), the plugin has the client inside it, as files of its own.
+        plugin = import_plugin()
+        client = Path(plugin._client.__file__).parent
+        self.assertTrue(client.is_relative_to(sys.prefix), client)  # the venv's, not the checkout's
+        self.assertFalse(client.is_symlink())
+        checkout = REPOSITORY / "clients" / "python" / "src" / "volume_guard"
+        for source in [*checkout.glob("*.py"), checkout / "py.typed"]:
+            installed = client / source.name
+            self.assertFalse(installed.is_symlink(), installed)
+            self.assertEqual(installed.read_bytes(), source.read_bytes(), installed)
+        with self.assertRaises(importlib.metadata.PackageNotFoundError):
+            importlib.metadata.version("volume-guard-client")
 
 
 class Config:

@@ -7,6 +7,9 @@ that button does in the state it is in: starts a picture while waiting, prints o
 print screen, chooses a layout, and ignores it while busy.
 
 Its options are the [VOLUME_GUARD] section of pibooth.cfg: see README.md beside pyproject.toml.
+
+`_client` is volume-guard's Python client (clients/python/src/volume_guard, through a symlink in the
+checkout), shipped inside this package, so that `pip install ./clients/pibooth` needs no index for it.
 """
 
 import logging
@@ -17,10 +20,8 @@ from typing import Any
 import pibooth
 import pygame
 from pibooth.booth import BUTTONDOWN
-from volume_guard import Presses, default_socket_path
 
-# Private to the client, but part of the same checkout: the one place that sees a connection made.
-from volume_guard._subscription import Subscription
+from ._client import Client, default_socket_path
 
 __version__ = "0.1.0"
 
@@ -81,7 +82,8 @@ class Watcher:
         self.path = path
         self.capture = capture
         self.printer = printer
-        self.presses = Presses(_LoggedSubscription(path), timeout=5.0)
+        # The client logs a lost daemon and the subscription made again (logger volume_guard, which pibooth prints).
+        self.presses = Client(path, timeout=5.0).presses()
         self.thread = threading.Thread(target=self._run, name="volume-guard", daemon=True)
 
     def start(self) -> None:
@@ -123,31 +125,6 @@ class Watcher:
             pygame.event.post(pygame.event.Event(BUTTONDOWN, capture=int(capture), printer=int(printer), button=None))
         except pygame.error as error:  # pibooth is quitting
             LOGGER.warning("volume-guard: the %s button was not posted: %s", button, error)
-
-
-class _LoggedSubscription(Subscription):
-    """The client's subscription (live presses, gestures, reconnections with `since`), which also logs
-    each connection made. The client logs a lost daemon itself (logger volume_guard, which pibooth prints)
-    but not a daemon reached again, which a booth's operator wants to see as well."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(path, None, gestures=True, states=False)
-        self.connections = 0
-        self._replied = True
-
-    def request(self) -> dict[str, Any]:
-        self._replied = False  # a new connection: the next line is the daemon's reply
-        return super().request()
-
-    def receive(self, line: bytes) -> list[Any]:
-        events = super().receive(line)
-        # After a restart the client subscribes again at once: the next connection is the one to tell.
-        if not self._replied and not self.resubscribe:
-            self.connections += 1
-            again = " again; the presses made meanwhile follow" if self.connections > 1 else ""
-            LOGGER.info("volume-guard: connected to %s%s", self.path, again)
-        self._replied = True
-        return events
 
 
 def _option_names(cfg: Any, option: str) -> frozenset[str]:
