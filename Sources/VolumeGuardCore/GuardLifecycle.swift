@@ -77,6 +77,9 @@ public struct GuardLifecycle: Hashable, Sendable {
     public private(set) var state = State.idle
     private var lastGeneration = 0
     private var backoff = Self.firstBackoff
+    /// The attempts in a row that failed to connect, since the start or the last connection: the shell
+    /// tells the first of a run at warning, and the rest only at debug.
+    public private(set) var failedAttempts = 0
 
     public init() {}
 
@@ -111,6 +114,7 @@ public struct GuardLifecycle: Hashable, Sendable {
             switch state {
             case .running:
                 backoff = Self.firstBackoff
+                failedAttempts = 0
                 state = .running(.connected(generation: generation, server: server))
                 return [.feed(.connected)]
             case .stopping(_, let deadline):
@@ -125,7 +129,7 @@ public struct GuardLifecycle: Hashable, Sendable {
             let wasConnected = server != nil
             let next = nextGeneration()
             var actions: [Action] = [.close]
-            if wasConnected { actions.append(.feed(.disconnected)) }
+            if wasConnected { actions.append(.feed(.disconnected)) } else { failedAttempts += 1 }
             switch state {
             case .running:
                 state = .running(.connecting(generation: next))

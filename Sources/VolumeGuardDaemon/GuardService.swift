@@ -266,7 +266,9 @@ actor GuardService: Service, CustomStringConvertible {
 
     private func connectFailed(_ reason: String, generation: Int) {
         guard lifecycle.isCurrent(generation) else { return }
-        logger.warning("cannot reach the audio server; retrying", metadata: ["reason": "\(reason)"])
         live(.lost(generation: generation))
+        // One warning for a run of failures, not one a second while the server stays away.
+        let level: Logger.Level = lifecycle.failedAttempts == 1 ? .warning : .debug
+        logger.log(level: level, "cannot reach the audio server; retrying", metadata: ["reason": "\(reason)"])
     }
 }

@@ -56,7 +56,7 @@ struct GuardLifecycleTests {
         #expect(actions == [.close, .retry(generation: 2, after: GuardLifecycle.firstBackoff)])
     }
 
-    @Test("Attempts back off, doubling up to the maximum, and start fast again once one connects")
+    @Test("Attempts back off, doubling up to the maximum, and start fast again once one connects; failures in a row are counted")
     mutating func backoff() {
         _ = lifecycle.handle(.start, at: .zero)
         var delays: [Duration] = []
@@ -65,10 +65,13 @@ struct GuardLifecycleTests {
             for case .retry(_, let after) in lifecycle.handle(.lost(generation: generation), at: .zero) { delays.append(after) }
         }
         #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(lifecycle.failedAttempts == 7)
         let generation = lifecycle.link!.generation
         _ = lifecycle.handle(.connected(generation: generation, server: "x"), at: .zero)
+        #expect(lifecycle.failedAttempts == 0)
         let again = lifecycle.handle(.lost(generation: generation), at: .zero)
         #expect(again.contains(.retry(generation: generation + 1, after: GuardLifecycle.firstBackoff)))
+        #expect(lifecycle.failedAttempts == 0, "a connection lost is no failed attempt")
     }
 
     @Test("Shutdown tells the core and sets a deadline; the shell ends once the sinks are given back")
