@@ -1,62 +1,60 @@
 @testable import VolumeGuardCore
 
-/// The guard's shell (GuardService): one event at a time, its requests on one connection, its timer the
-/// one `WakeUps` keeps.
+/// The guard's shell, as GuardService is: the `GuardMachine` takes one input at a time, its requests
+/// leave on one connection, and what comes of its effects is its next input.
 extension CountingSimulation {
     func guardNext() {
         guard !guardBusy, !guardInbox.isEmpty else { return }
-        let event = guardInbox.removeFirst()
-        let actions = core.handle(event, at: .microseconds(now))
-        note("guard \(Self.describe(event)) -> \(actions.filter(Self.worthTracing).map(Self.describe))")
-        for action in actions {
-            if case .pressed(let direction, let count, let sink) = action {
-                presses.append((now, Press(seq: UInt64(presses.count + 1), direction: direction, count: count, sink: sink)))
-            }
-        }
+        let input = guardInbox.removeFirst()
+        let effects = machine.handle(input, at: .microseconds(now))
+        note("guard \(Self.describe(input)) -> \(effects.filter(Self.worthTracing).map(Self.describe))")
+        for case .publish(let press) in effects { presses.append((now, press)) }
         guardBusy = true
-        post(at: now + random.int(latencies.guardWork), .guardDone(actions))
+        post(at: now + random.int(latencies.guardWork), .guardDone(effects))
     }
 
-    static func describe(_ event: GuardEvent) -> String {
-        switch event {
-        case .sinkRead(let ticket, let state): "read#\(ticket.seq) \(state.map { "\($0.volume.max)\($0.muted ? " muted" : "")" } ?? "-")"
-        case .sinkChanged: "changed"
-        case .written(let tag): "ack#\(tag.seq)"
-        default: "\(event)"
+    static func describe(_ input: GuardMachine.Input) -> String {
+        switch input {
+        case .server(.sinkRead(let ticket, let state), _): "read#\(ticket.seq) \(state.map { "\($0.volume.max)\($0.muted ? " muted" : "")" } ?? "-")"
+        case .server(.sinkChanged, _): "changed"
+        case .server(.written(let tag), _): "ack#\(tag.seq)"
+        default: "\(input)"
         }
     }
 
-    static func describe(_ action: GuardAction) -> String {
-        switch action {
-        case .readSink(_, let ticket): "read#\(ticket.seq)"
-        case .setVolume(_, let volume, let tag): "set#\(tag.seq) \(volume.max)"
-        case .setMute(_, let muted, let tag): "mute#\(tag.seq) \(muted)"
-        case .pressed(let direction, let count, _): "PRESS \(direction) x\(count)"
-        case .wakeUp(let after): "wake in \(after)"
-        default: "\(action)"
+    static func describe(_ effect: GuardMachine.Effect) -> String {
+        switch effect {
+        case .request(.readSink(_, let ticket), _): "read#\(ticket.seq)"
+        case .request(.setVolume(_, let volume, let tag), _): "set#\(tag.seq) \(volume.max)"
+        case .request(.setMute(_, let muted, let tag), _): "mute#\(tag.seq) \(muted)"
+        case .publish(let press): "PRESS \(press.direction.map { "\($0)" } ?? "-") x\(press.count)"
+        case .setTimer(let due): "timer at \(due)"
+        default: "\(effect)"
         }
     }
 
-    static func worthTracing(_ action: GuardAction) -> Bool {
-        switch action {
-        case .stateChanged, .recordOriginals, .pressesInterrupted: false
+    static func worthTracing(_ effect: GuardMachine.Effect) -> Bool {
+        switch effect {
+        case .log, .recordOriginals, .announce, .status, .gesture: false
         default: true
         }
     }
 
-    func perform(_ action: GuardAction) {
-        switch action {
-        case .readDefaultSink:
+    func perform(_ effect: GuardMachine.Effect) {
+        switch effect {
+        case .connect(let generation):
+            guardInbox.append(.connected(generation: generation, server: "\(kind)"))
+        case .request(.readDefaultSink, _):
             request(.readDefault, from: Self.guardConnection)
-        case .readSink(_, let ticket):
+        case .request(.readSink(_, let ticket), _):
             request(.read(ticket), from: Self.guardConnection)
-        case .setVolume(_, let volume, let tag):
+        case .request(.setVolume(_, let volume, let tag), _):
             request(.write(.volume(volume.max, by: Self.guardConnection, .reset), .ack(tag)), from: Self.guardConnection)
-        case .setMute(_, let muted, let tag):
+        case .request(.setMute(_, let muted, let tag), _):
             request(.write(.mute(muted, by: Self.guardConnection), .ack(tag)), from: Self.guardConnection)
-        case .wakeUp(let delay):
-            setTimer(wakeUps.ask(.core, after: delay, at: .microseconds(now)))
-        case .readSinks, .reconnect, .recordOriginals, .pressed, .pressesInterrupted, .stateChanged, .report:
+        case .setTimer(let due):
+            setTimer(due)
+        default:
             break
         }
     }
@@ -70,7 +68,8 @@ extension CountingSimulation {
             case .ack(let tag): .written(tag!)
             case .changed: .sinkChanged(index: Self.sinkIndex)
             }
-        guardInbox.append(event)
+        // The simulated server never goes away: its replies are the first attempt's.
+        guardInbox.append(.server(event, generation: machine.lifecycle.link?.generation ?? 0))
         guardNext()
     }
 }

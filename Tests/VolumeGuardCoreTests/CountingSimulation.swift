@@ -11,7 +11,8 @@ final class CountingSimulation {
     let kind: ServerKind
     let step: UInt32
     var latencies: ServerLatencies
-    var core: GuardCore
+    /// The guard, as the daemon runs it.
+    var machine: GuardMachine
     var random: SimRandom
 
     /// Simulated time in microseconds.
@@ -38,12 +39,8 @@ final class CountingSimulation {
     var eventQueued = false
 
     // The guard's shell.
-    var guardInbox: [GuardEvent] = []
+    var guardInbox: [GuardMachine.Input] = []
     var guardBusy = false
-    /// The shell's lifecycle, as GuardService keeps it.
-    var lifecycle = GuardLifecycle()
-    /// The shell's one timer, as GuardService keeps it, here for the core's wake-ups alone.
-    var wakeUps = WakeUps()
 
     var clients: [SimulatedClient] = []
     /// What the guard published, in order, with the time.
@@ -59,11 +56,8 @@ final class CountingSimulation {
         random = SimRandom(seed: seed)
         volume = held
         cachedVolume = held
-        core = GuardCore(configuration: GuardCore.Configuration(keyStep: keyStep))
-        _ = lifecycle.handle(.start, at: .zero)
-        for case .feed(let event) in lifecycle.handle(.connected(generation: 1, server: "\(kind)"), at: .zero) {
-            post(at: 0, .toGuard(event))
-        }
+        machine = GuardMachine(configuration: GuardMachine.Configuration(core: GuardCore.Configuration(keyStep: keyStep)))
+        post(at: 0, .toGuard(.start))
     }
 
     func add(_ plan: ClientPlan) {
@@ -96,15 +90,15 @@ final class CountingSimulation {
         presses.reduce(into: PressCounts()) { counts, seen in counts[seen.press.direction!] += seen.press.count }
     }
 
-    var held: UInt32 { core.guarded?.target.volume.max ?? 0 }
+    var held: UInt32 { machine.core.guarded?.target.volume.max ?? 0 }
 
     // MARK: - Occurrences
 
     enum Occurrence {
-        /// A message reaches the guard's inbox.
-        case toGuard(GuardEvent)
-        /// The guard is done with an event: its requests leave, and it takes the next.
-        case guardDone([GuardAction])
+        /// An input reaches the guard's inbox.
+        case toGuard(GuardMachine.Input)
+        /// The guard is done with an input: its requests leave, and it takes the next.
+        case guardDone([GuardMachine.Effect])
         case guardTimer(Duration)
         /// A request reaches the server.
         case toServer(connection: Int, Request)
@@ -149,9 +143,8 @@ final class CountingSimulation {
         case changed
     }
 
-    /// Posts the timer `WakeUps` set, if it set one, as the guard's mainloop runs it.
-    func setTimer(_ due: Duration?) {
-        guard let due else { return }
+    /// Posts a timer the guard set, as its mainloop runs it.
+    func setTimer(_ due: Duration) {
         post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
     }
 
@@ -173,14 +166,12 @@ final class CountingSimulation {
         case .toGuard(let event):
             guardInbox.append(event)
             guardNext()
-        case .guardDone(let actions):
-            for action in actions { perform(action) }
+        case .guardDone(let effects):
+            for effect in effects { perform(effect) }
             guardBusy = false
             guardNext()
         case .guardTimer(let due):
-            let (woken, next) = wakeUps.fired(due: due, at: .microseconds(now))
-            if woken.contains(.core) { guardInbox.append(.wakeUp) }
-            setTimer(next)
+            guardInbox.append(.timerFired(due: due))
             guardNext()
         case .toServer(let connection, let request):
             serve(request, from: connection)

@@ -17,19 +17,25 @@ enum Remote {
 struct InputSourceTests {
     var source = InputSource(configuration: .init(matches: [DeviceMatch("AB Shutter3")!], keys: [28]))
 
-    /// Scans `present` and performs the opens and grabs it asks for, as a shell whose opens all succeed.
-    mutating func take(_ present: [InputDeviceInfo], keysDown: Set<UInt16> = []) -> [InputSource.Action] {
-        var done: [InputSource.Action] = []
-        var queue = source.scanned(present, at: .zero)
-        while !queue.isEmpty {
-            let action = queue.removeFirst()
-            done.append(action)
-            switch action {
-            case .open(let node): queue += source.opened(node, as: present.first { $0.node == node }!, keysDown: keysDown)
-            case .grab(let node): queue += source.grabbed(node)
-            default: break
+    /// Scans `present` and performs the opens and grabs it asks for, as the daemon's shell does with the
+    /// `GuardMachine` that holds this source (its opens all succeed): what comes of each effect is the
+    /// machine's next input, in order.
+    mutating func take(_ present: [InputDeviceInfo], keysDown: Set<UInt16> = []) -> [GuardMachine.Effect] {
+        var machine = GuardMachine(configuration: .init(source: .input, input: source.configuration))
+        machine.input = source
+        var done: [GuardMachine.Effect] = []
+        var pending: [GuardMachine.Input] = [.device(.scanned(present))]
+        while !pending.isEmpty {
+            for effect in machine.handle(pending.removeFirst(), at: .zero) {
+                done.append(effect)
+                switch effect {
+                case .open(let node): pending.append(.device(.opened(node, as: present.first { $0.node == node }!, keysDown: keysDown)))
+                case .grab(let node): pending.append(.device(.grabbed(node)))
+                default: break
+                }
             }
         }
+        source = machine.input!
         return done
     }
 

@@ -1,8 +1,6 @@
-import GuardSettings
 import Testing
-import VolumeGuardCore
 
-@testable import VolumeGuardDaemon
+@testable import VolumeGuardCore
 
 @Suite("When the guard is paused")
 struct PausePolicyTests {

@@ -1,13 +1,10 @@
-import GuardSettings
-import VolumeGuardCore
-
 /// Whether the core is paused. A client's `pause` lasts until a `resume`, whoever subscribes or leaves;
 /// in `while-subscribed` mode the guard is also paused until a subscriber comes, and again when the last
 /// one leaves.
 ///
 /// Two wishes make one decision, and the core is told only when the decision changes, so that a
 /// subscriber leaving never undoes a client's pause, nor the reverse.
-struct PausePolicy: Sendable {
+struct PausePolicy: Hashable, Sendable {
     var mode: GuardMode
     /// A client asked for a pause and has not resumed.
     private var clientPaused = false

@@ -1,0 +1,69 @@
+import GuardProtocol
+import GuardSettings
+import VolumeGuardCore
+
+/// What clients of the control socket ask of the guard.
+extension GuardService {
+    /// Queues the `subscribed` reply and the presses after `since` still in the history, with their
+    /// releases, then registers `queue` for live lines, all in one turn of the actor. A nil `since` means
+    /// live lines only.
+    func subscribe(_ queue: ClientQueue, id: RequestID?, since: UInt64?, interests: SubscriberHub.Interests) {
+        hub.subscribe(queue, id: id, since: since, interests: interests, lastSeq: machine.pipeline.lastSeq)
+        handle(.subscribers(hub.count))
+    }
+
+    /// Each client's queue holds a whole replay and then some, so that only a client that stops reading
+    /// is cut loose, never one that just resumed. A replay is every press kept, and, when the daemon
+    /// takes devices, each one's release too.
+    nonisolated var clientQueueCapacity: Int {
+        configuration.historyCapacity * (configuration.source.takesDevices ? 2 : 1) + ClientQueue.headroom
+    }
+
+    /// Forgets `queue`; a subscriber cut loose was forgotten already.
+    func unsubscribe(_ queue: ClientQueue) {
+        guard hub.unsubscribe(queue) else { return }
+        handle(.subscribers(hub.count))
+    }
+
+    /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
+    func reload(_ new: DaemonConfiguration) {
+        actions.replace(new.actions)
+        handle(.reconfigure(new.core, new.gestures, new.mode))
+    }
+
+    func status(id: RequestID?) -> StatusMessage {
+        let core = machine.core
+        let guarded = core.guarded
+        return StatusMessage(
+            id: id,
+            state: machine.state,
+            sink: guarded?.name,
+            held: guarded.map { LevelMessage($0.held.volume) },
+            original: guarded.map { LevelMessage($0.original.volume) },
+            muted: guarded?.original.muted,
+            presses: PressCountsMessage(machine.pipeline.counts),
+            lastSeq: machine.pipeline.lastSeq,
+            subscribers: hub.count,
+            server: machine.lifecycle.server,
+            uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
+            contested: core.isContested,
+            http: httpGauge.flatMap { gauge in
+                gauge.address.map { HTTPListenerMessage(address: "\($0)", clients: hub.eventStreams, connections: gauge.connections) }
+            },
+            source: configuration.source.rawValue,
+            devices: deviceMessages,
+            actions: actions.report
+        )
+    }
+
+    /// Pauses or resumes guarding, in turn with everything else the machine is told; returns once the
+    /// guard has acted on it: a pause once the sink has been given its level back (read back), a resume
+    /// once the sink is held again; or after a wait at most (the server may be gone).
+    func set(paused: Bool) async {
+        await withCheckedContinuation { reply in
+            lastWaiter += 1
+            waiters[lastWaiter] = reply
+            handle(.clientPaused(paused, waiter: lastWaiter))
+        }
+    }
+}
