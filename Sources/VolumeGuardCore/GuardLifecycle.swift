@@ -1,22 +1,12 @@
-/// The life of the guard's shell, as a value: its attempts to connect to the audio server, the one timer
-/// it keeps for the wake-ups its machines ask for, and its way to the end. Fed what happens to the shell, with the time
-/// it happened, it returns what the shell is to do; the shell (the daemon's `GuardService`, or a simulation)
-/// performs that and decides nothing itself.
+/// The life of the guard's shell, as a value: its attempts to connect to the audio server, and its way to
+/// the end. Fed what happens to the shell, with the time it happened, it returns what the shell is to do;
+/// the shell (the daemon's `GuardService`, or a simulation) performs that and decides nothing itself. The
+/// timer for the machines' wake-ups is `WakeUps`'.
 ///
 /// A failed libpulse context cannot reconnect, so each attempt is a new connection, numbered by its
 /// `generation`: what an older attempt still reports (events, replies, its failure told twice: the
 /// context's, then a request it cancelled) is stale (`isCurrent`), and acted on never or once.
 public struct GuardLifecycle: Hashable, Sendable {
-    /// The machines that ask the shell to wake them, each woken only when its own wake-up is due.
-    public enum Machine: Hashable, Sendable, CaseIterable {
-        /// `GuardCore`: the end of a burst, asking again for a default sink.
-        case core
-        /// `InputSource`: a refused node's retry, keys the kernel let up.
-        case input
-        /// `PressPipeline`: a gesture that completes in silence.
-        case pipeline
-    }
-
     /// The shell's connection to the audio server.
     public enum Link: Hashable, Sendable {
         /// Attempt `generation` is under way, or waits for its backoff to start.
@@ -52,10 +42,6 @@ public struct GuardLifecycle: Hashable, Sendable {
         case lost(generation: Int)
         /// The backoff before attempt `generation` has passed.
         case retryDue(generation: Int)
-        /// `machine` asked to be woken after `after`.
-        case wakeUpAsked(after: Duration, by: Machine)
-        /// The wake-up timer set for `due` fired.
-        case timerFired(due: Duration)
         /// A graceful shutdown began.
         case shutdown
         /// The core has stopped and given every sink back.
@@ -71,13 +57,8 @@ public struct GuardLifecycle: Hashable, Sendable {
         case close
         /// Feed the core `event`.
         case feed(GuardEvent)
-        /// Wake `machine`: a wake-up it asked for is due.
-        case wake(Machine)
         /// Tell `.retryDue(generation:)` after `delay`.
         case retry(generation: Int, after: Duration)
-        /// Tell `.timerFired(due:)` when `due` comes. A timer set earlier, for a later time, is stale from
-        /// now on: what it tells is ignored.
-        case setTimer(due: Duration)
         /// Tell `.deadlinePassed` when `deadline` comes.
         case setDeadline(Duration)
         /// The core did not give every sink back before the deadline: say so.
@@ -96,10 +77,9 @@ public struct GuardLifecycle: Hashable, Sendable {
     public private(set) var state = State.idle
     private var lastGeneration = 0
     private var backoff = Self.firstBackoff
-    /// When each machine that asked is to be woken: the earliest it asked for.
-    private var wakeUps: [Machine: Duration] = [:]
-    /// When the timer that runs is due: the earliest of `wakeUps`, once set.
-    private var timerDue: Duration?
+    /// The attempts in a row that failed to connect, since the start or the last connection: the shell
+    /// tells the first of a run at warning, and the rest only at debug.
+    public private(set) var failedAttempts = 0
 
     public init() {}
 
@@ -134,6 +114,7 @@ public struct GuardLifecycle: Hashable, Sendable {
             switch state {
             case .running:
                 backoff = Self.firstBackoff
+                failedAttempts = 0
                 state = .running(.connected(generation: generation, server: server))
                 return [.feed(.connected)]
             case .stopping(_, let deadline):
@@ -148,7 +129,7 @@ public struct GuardLifecycle: Hashable, Sendable {
             let wasConnected = server != nil
             let next = nextGeneration()
             var actions: [Action] = [.close]
-            if wasConnected { actions.append(.feed(.disconnected)) }
+            if wasConnected { actions.append(.feed(.disconnected)) } else { failedAttempts += 1 }
             switch state {
             case .running:
                 state = .running(.connecting(generation: next))
@@ -163,19 +144,6 @@ public struct GuardLifecycle: Hashable, Sendable {
         case .retryDue(let generation):
             guard case .running(.connecting(generation)) = state else { return [] }
             return [.connect(generation: generation)]
-        case .wakeUpAsked(let after, let machine):
-            guard !hasEnded else { return [] }
-            let due = now + after
-            wakeUps[machine] = min(wakeUps[machine] ?? due, due)
-            return setTimerIfEarlier()
-        case .timerFired(let due):
-            guard !hasEnded, due == timerDue else { return [] }
-            // Each machine whose wake-up is due, and none early: each asks again, when woken, for what is
-            // still due later.
-            timerDue = nil
-            let woken = Machine.allCases.filter { wakeUps[$0].map { $0 <= max(now, due) } ?? false }
-            for machine in woken { wakeUps[machine] = nil }
-            return woken.map(Action.wake) + setTimerIfEarlier()
         case .shutdown:
             if state == .idle {
                 // Never started (the sink is not guarded): there is nothing to give back.
@@ -195,13 +163,6 @@ public struct GuardLifecycle: Hashable, Sendable {
             state = .ended
             return [.reportNotGivenBack, .end]
         }
-    }
-
-    /// Sets the timer for the earliest wake-up asked for, unless one runs for it already.
-    private mutating func setTimerIfEarlier() -> [Action] {
-        guard let earliest = wakeUps.values.min(), timerDue.map({ earliest < $0 }) ?? true else { return [] }
-        timerDue = earliest
-        return [.setTimer(due: earliest)]
     }
 
     /// Starts a new attempt at once.

@@ -10,20 +10,21 @@ public struct InputDevice: Hashable, Sendable {
         case closed
         /// The shell was asked to open it.
         case opening(after: Refusal?)
-        /// Open, with a key down: grabbed once none is (the keys still reach everyone else).
-        case waiting(after: Refusal?)
+        /// Open, with a key down: grabbed once none is (the keys still reach everyone else). `keys`: all
+        /// the keys down on it.
+        case waiting(after: Refusal?, OpenKeys)
         /// The shell was asked to grab it.
-        case grabbing(after: Refusal?)
-        /// Grabbed (EVIOCGRAB): its keys are presses. `kernelUps`: keys the kernel let up itself, waiting to be
-        /// told whether the device went with them.
-        case grabbed(kernelUps: KernelUps?)
+        case grabbing(after: Refusal?, OpenKeys)
+        /// Grabbed (EVIOCGRAB): its keys are presses. `keys`: the wanted ones down; `kernelUps`: keys the
+        /// kernel let up itself, waiting to be told whether the device went with them.
+        case grabbed(OpenKeys, kernelUps: KernelUps?)
         /// It could not be opened or grabbed: tried again when the refusal is due, or when a scan sees it.
         case refused(Refusal)
 
         /// The last refusal in the current run of them, which a grab ends.
         var lastRefusal: Refusal? {
             switch self {
-            case .opening(let refusal), .waiting(let refusal), .grabbing(let refusal): refusal
+            case .opening(let refusal), .waiting(let refusal, _), .grabbing(let refusal, _): refusal
             case .refused(let refusal): refusal
             case .closed, .grabbed: nil
             }
@@ -46,10 +47,15 @@ public struct InputDevice: Hashable, Sendable {
     public internal(set) var info: InputDeviceInfo
     /// The configured match it meets (the first, if several do).
     public let match: DeviceMatch
+    /// An open node's keys, as far as the daemon knows.
+    public struct OpenKeys: Hashable, Sendable {
+        /// The keys down on it.
+        var down: Set<UInt16> = []
+        /// Events were dropped (SYN_DROPPED): key events are ignored until the keys are read again.
+        var dropping = false
+    }
+
     public internal(set) var life = Life.closed
-    /// The keys down on it, as far as the daemon knows: all of them while it waits to grab, the
-    /// wanted ones once grabbed.
-    var down: Set<UInt16> = []
     /// The keys the kernel let up (`InputSource.kernelReleased`): still in `down` until their grace ends,
     /// at `due`.
     public struct KernelUps: Hashable, Sendable {
@@ -57,8 +63,6 @@ public struct InputDevice: Hashable, Sendable {
         var due: Duration
     }
 
-    /// Events were dropped: key events are ignored until the keys are read again.
-    var dropping = false
     /// The last key it sent while grabbed.
     public internal(set) var lastKey: UInt16?
 
@@ -69,10 +73,24 @@ public struct InputDevice: Hashable, Sendable {
 
     public var ref: DeviceRef { DeviceRef(name: info.name, node: info.node) }
 
-    var isOpen: Bool {
-        switch life {
-        case .waiting, .grabbing, .grabbed: true
-        case .closed, .opening, .refused: false
+    var isOpen: Bool { keys != nil }
+
+    /// The open node's keys; nil while it is not open, and setting them then changes nothing.
+    var keys: OpenKeys? {
+        get {
+            switch life {
+            case .waiting(_, let keys), .grabbing(_, let keys), .grabbed(let keys, _): keys
+            case .closed, .opening, .refused: nil
+            }
+        }
+        set {
+            guard let newValue else { return }
+            switch life {
+            case .waiting(let refusal, _): life = .waiting(after: refusal, newValue)
+            case .grabbing(let refusal, _): life = .grabbing(after: refusal, newValue)
+            case .grabbed(_, let ups): life = .grabbed(newValue, kernelUps: ups)
+            case .closed, .opening, .refused: break
+            }
         }
     }
 
@@ -82,7 +100,7 @@ public struct InputDevice: Hashable, Sendable {
 
     /// The keys the kernel let up, while grabbed.
     var kernelUps: KernelUps? {
-        if case .grabbed(let ups) = life { ups } else { nil }
+        if case .grabbed(_, let ups) = life { ups } else { nil }
     }
 
     /// What status replies call its state.

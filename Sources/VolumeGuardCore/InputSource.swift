@@ -110,17 +110,15 @@ public struct InputSource: Sendable {
     public mutating func opened(_ node: String, as identity: InputDeviceInfo, keysDown: Set<UInt16>) -> [Action] {
         guard var device = devices[node], case .opening(let refusal) = device.life else { return [] }
         guard device.info.isSameDevice(opened: identity) else { return [.close(node)] + forget(node, device, cause: .deviceGone) }
-        device.down = keysDown
-        device.life = .waiting(after: refusal)
+        device.life = .waiting(after: refusal, InputDevice.OpenKeys(down: keysDown))
         devices[node] = device
         return grabIfIdle(node)
     }
 
     /// The grab of the node took: its keys are the daemon's alone from now on.
     public mutating func grabbed(_ node: String) -> [Action] {
-        guard var device = devices[node], case .grabbing = device.life else { return [] }
-        device.life = .grabbed(kernelUps: nil)
-        device.down = []
+        guard var device = devices[node], case .grabbing(_, let keys) = device.life else { return [] }
+        device.life = .grabbed(InputDevice.OpenKeys(dropping: keys.dropping), kernelUps: nil)
         devices[node] = device
         return [.report(.grabbed(device.ref, match: device.match))]
     }
@@ -152,30 +150,31 @@ public struct InputSource: Sendable {
     /// only after: the node ends (`gone`), and the keys were released by the device going; or it does
     /// not within `kernelReleaseGrace`, or the device sends more, and they were ups.
     public mutating func kernelReleased(_ keys: Set<UInt16>, on node: String, at now: Duration) -> [Action] {
-        guard var device = devices[node], case .grabbed(let ups) = device.life, !device.dropping else { return [] }
-        let held = keys.intersection(device.down)
+        guard var device = devices[node], case .grabbed(let open, let ups) = device.life, !open.dropping else { return [] }
+        let held = keys.intersection(open.down)
         guard !held.isEmpty else { return [] }
         let earlier = ups?.keys ?? []
-        device.life = .grabbed(kernelUps: .init(keys: earlier.union(held), due: now + Self.kernelReleaseGrace))
+        device.life = .grabbed(open, kernelUps: .init(keys: earlier.union(held), due: now + Self.kernelReleaseGrace))
         devices[node] = device
         return [.wakeUp(after: Self.kernelReleaseGrace)]
     }
 
     /// Takes the keys the kernel let up for ups, if their grace ended before `now` (or at once for nil).
     private mutating func settleKernelReleases(_ node: String, before now: Duration?) -> [Action] {
-        guard var device = devices[node], case .grabbed(let ups?) = device.life, now.map({ ups.due <= $0 }) ?? true else { return [] }
-        device.life = .grabbed(kernelUps: nil)
-        device.down.subtract(ups.keys)
+        guard var device = devices[node], case .grabbed(var open, let ups?) = device.life, now.map({ ups.due <= $0 }) ?? true else { return [] }
+        open.down.subtract(ups.keys)
+        device.life = .grabbed(open, kernelUps: nil)
         devices[node] = device
         return ups.keys.sorted().map { .keyUp($0, device.ref, .keyUp) }
     }
 
     private mutating func keyEvent(_ code: UInt16, value: Int32, on node: String) -> [Action] {
-        guard var device = devices[node], !device.dropping else { return [] }
+        guard var device = devices[node], var keys = device.keys, !keys.dropping else { return [] }
         switch device.life {
         case .waiting, .grabbing:
             // Not the daemon's yet: its keys still reach everyone else, so they are no presses.
-            if value == 0 { device.down.remove(code) } else { device.down.insert(code) }
+            if value == 0 { keys.down.remove(code) } else { keys.down.insert(code) }
+            device.keys = keys
             devices[node] = device
             return grabIfIdle(node)
         case .grabbed:
@@ -186,11 +185,13 @@ public struct InputSource: Sendable {
                 return []
             }
             if value == 0 {
-                device.down.remove(code)
+                keys.down.remove(code)
+                device.keys = keys
                 devices[node] = device
                 return [.keyUp(code, device.ref, .keyUp)]
             }
-            device.down.insert(code)
+            keys.down.insert(code)
+            device.keys = keys
             devices[node] = device
             return [.keyDown(code, device.ref)]
         case .closed, .opening, .refused:
@@ -207,15 +208,15 @@ public struct InputSource: Sendable {
     /// `__evdev_flush_queue`), because the state it returns already includes them. Events the shell read
     /// before asking are just as old, so they are dropped too, and the state read is the one that counts.
     public mutating func dropped(_ node: String) -> [Action] {
-        devices[node]?.dropping = true
+        devices[node]?.keys?.dropping = true
         return []
     }
 
     /// The shell read every event the node had queued (it reads whole frames: the kernel hands out none
     /// before its SYN_REPORT). After dropped events, the keys are read again now.
     public mutating func caughtUp(_ node: String) -> [Action] {
-        guard devices[node]?.dropping == true else { return [] }
-        devices[node]?.dropping = false
+        guard devices[node]?.keys?.dropping == true else { return [] }
+        devices[node]?.keys?.dropping = false
         return [.readKeys(node)]
     }
 
@@ -224,14 +225,14 @@ public struct InputSource: Sendable {
         guard var device = devices[node] else { return [] }
         switch device.life {
         case .waiting:
-            device.down = keys
+            device.keys?.down = keys
             devices[node] = device
             return grabIfIdle(node)
-        case .grabbed:
+        case .grabbed(let open, _):
             let wanted = keys.filter(configuration.wants)
-            let ups = device.down.subtracting(wanted).sorted().map { Action.keyUp($0, device.ref, .keyUp) }
-            let downs = wanted.subtracting(device.down).sorted().map { Action.keyDown($0, device.ref) }
-            device.down = wanted
+            let ups = open.down.subtracting(wanted).sorted().map { Action.keyUp($0, device.ref, .keyUp) }
+            let downs = wanted.subtracting(open.down).sorted().map { Action.keyDown($0, device.ref) }
+            device.keys?.down = wanted
             devices[node] = device
             return ups + downs
         case .closed, .opening, .grabbing, .refused:
@@ -282,7 +283,6 @@ public struct InputSource: Sendable {
         return letGo(cause: .stopped)
     }
 
-
     // MARK: - One device
 
     private mutating func open(_ node: String, at now: Duration) -> [Action] {
@@ -292,15 +292,14 @@ public struct InputSource: Sendable {
         case .closed, .refused: break
         }
         device.life = .opening(after: device.life.lastRefusal)
-        device.dropping = false
         devices[node] = device
         return [.open(node)]
     }
 
     /// Grabs the node once no key on it is down.
     private mutating func grabIfIdle(_ node: String) -> [Action] {
-        guard var device = devices[node], case .waiting(let refusal) = device.life, device.down.isEmpty else { return [] }
-        device.life = .grabbing(after: refusal)
+        guard var device = devices[node], case .waiting(let refusal, let keys) = device.life, keys.down.isEmpty else { return [] }
+        device.life = .grabbing(after: refusal, keys)
         devices[node] = device
         return [.grab(node)]
     }
@@ -317,15 +316,14 @@ public struct InputSource: Sendable {
             guard var device = devices[node] else { return [] }
             let actions = release(device, cause: cause) + (device.isOpen ? [.close(node)] : [])
             device.life = .closed
-            device.down = []
             devices[node] = device
             return actions
         }
     }
 
     private func release(_ device: InputDevice, cause: ReleaseCause) -> [Action] {
-        guard device.isGrabbed else { return [] }
-        return device.down.sorted().map { .keyUp($0, device.ref, cause) }
+        guard case .grabbed(let open, _) = device.life else { return [] }
+        return open.down.sorted().map { .keyUp($0, device.ref, cause) }
     }
 }
 

@@ -39,7 +39,7 @@ extension GuardService {
         case .reconnect:
             dropConnection(reason: "the server names no default sink to this connection")
         case .wakeUp(let delay):
-            live(.wakeUpAsked(after: delay, by: .core))
+            wake(.core, after: delay)
         case .recordOriginals(let originals):
             // Before the writes that follow: a crash after them must find the levels they overwrite.
             do {

@@ -75,7 +75,7 @@ extension GuardService {
         case .keyUp(let key, let device, let cause):
             pass(pipeline.keyUp(key, on: device, cause: cause, at: now))
         case .wakeUp(let delay):
-            live(.wakeUpAsked(after: delay, by: .input))
+            wake(.input, after: delay)
         case .report(let report):
             log(report)
         }

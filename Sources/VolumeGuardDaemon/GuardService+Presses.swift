@@ -26,7 +26,7 @@ extension GuardService {
             logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
             noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
         case .wakeUp(let delay):
-            live(.wakeUpAsked(after: delay, by: .pipeline))
+            wake(.pipeline, after: delay)
         }
     }
 

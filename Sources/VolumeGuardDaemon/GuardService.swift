@@ -15,9 +15,9 @@ import VolumeGuardCore
 /// into the actor, so the machines see one ordered history. With `source = "input"` the core is never
 /// started: no connection is made.
 ///
-/// Its own life (connection attempts, its one timer, shutdown) is decided by `GuardLifecycle`, a
-/// value it feeds what happens and whose actions it performs: connection attempts run as child tasks of
-/// `run` and end with it, and timers are the mainloop's. It also keeps what the core asks to be
+/// Its own life (connection attempts, shutdown) is decided by `GuardLifecycle`, a value it feeds what
+/// happens and whose actions it performs: connection attempts run as child tasks of `run` and end with
+/// it, and timers are the mainloop's. `WakeUps` keeps the one timer its machines' wake-ups share. It also keeps what the core asks to be
 /// recorded (the original levels in its custody) on disk, hands presses to the action runner, tells
 /// systemd how it is doing, and, through `PausePolicy`, decides when the core is paused.
 actor GuardService: Service, CustomStringConvertible {
@@ -27,6 +27,8 @@ actor GuardService: Service, CustomStringConvertible {
     let logger: Logger
     var core: GuardCore
     var lifecycle = GuardLifecycle()
+    /// The one timer for every machine's wake-ups.
+    var wakeUps = WakeUps()
     /// Every source's presses go through it.
     var pipeline: PressPipeline
     /// The input devices, with `input` or `both`; nil with `sink`.
@@ -161,14 +163,34 @@ actor GuardService: Service, CustomStringConvertible {
         case .connect(let generation): connect(generation)
         case .close: closeConnection()
         case .feed(let event): feed(event)
-        case .wake(.core): feed(.wakeUp)
-        case .wake(.input): feedInput { input, now in input.wakeUp(at: now) }
-        case .wake(.pipeline): pass(pipeline.wakeUp(at: now))
         case .retry(let generation, let delay): schedule(at: now + delay) { $0.live(.retryDue(generation: generation)) }
-        case .setTimer(let due): schedule(at: due) { $0.live(.timerFired(due: due)) }
         case .setDeadline(let deadline): schedule(at: deadline) { $0.live(.deadlinePassed) }
         case .reportNotGivenBack: logger.error("the audio server did not acknowledge the restore in time")
         case .end: spawn.finish()
+        }
+    }
+
+    // MARK: - Wake-ups
+
+    /// `machine` asked to be woken after `delay`.
+    func wake(_ machine: WakeUps.Machine, after delay: Duration) {
+        guard !lifecycle.hasEnded, let due = wakeUps.ask(machine, after: delay, at: now) else { return }
+        schedule(at: due) { $0.timerFired(due: due) }
+    }
+
+    /// Wakes the machines whose wake-up is due, in one turn.
+    private func timerFired(due: Duration) {
+        guard !lifecycle.hasEnded else { return }
+        turn {
+            let (woken, next) = wakeUps.fired(due: due, at: now)
+            for machine in woken {
+                switch machine {
+                case .core: feed(.wakeUp)
+                case .input: feedInput { input, now in input.wakeUp(at: now) }
+                case .pipeline: pass(pipeline.wakeUp(at: now))
+                }
+            }
+            if let next { schedule(at: next) { $0.timerFired(due: next) } }
         }
     }
 
@@ -244,7 +266,9 @@ actor GuardService: Service, CustomStringConvertible {
 
     private func connectFailed(_ reason: String, generation: Int) {
         guard lifecycle.isCurrent(generation) else { return }
-        logger.warning("cannot reach the audio server; retrying", metadata: ["reason": "\(reason)"])
         live(.lost(generation: generation))
+        // One warning for a run of failures, not one a second while the server stays away.
+        let level: Logger.Level = lifecycle.failedAttempts == 1 ? .warning : .debug
+        logger.log(level: level, "cannot reach the audio server; retrying", metadata: ["reason": "\(reason)"])
     }
 }

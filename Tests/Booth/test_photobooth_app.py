@@ -7,8 +7,8 @@ photobooth-app (PyPI) runs from the venv this test runs in, with its virtual cam
 in a scratch directory that is both its working directory (where it keeps its config, database and media)
 and its HOME (where it unpacks the virtual camera's frames, about 50 MB), on a free loopback port, with
 the countdown of its photo action set to 0 through the config file it reads, ./config/config.json. The
-daemon (`$VOLUME_GUARD_BINARY`, else the checkout's debug build) runs the example config unchanged but for
-`--source sink`, and finds photobooth-app's address in PHOTOBOOTH_APP_URL. A program that cannot start
+daemon (`$VOLUME_GUARD_BINARY`, else the checkout's debug build) runs the example config unchanged, and finds
+photobooth-app's address in PHOTOBOOTH_APP_URL. A program that cannot start
 fails the test: nothing is skipped.
 
 Run by scripts/test as `$venv/bin/python -m unittest discover -s Tests/Booth -p test_photobooth_app.py`,
@@ -127,7 +127,7 @@ class PhotoboothAppTest(unittest.TestCase):
         self.addCleanup(self.app.close)
         with mock.patch.dict(os.environ, {"PHOTOBOOTH_APP_URL": self.app.url}):
             try:
-                self.daemon = Daemon(self.server, "--config", str(CONFIG), "--source", "sink")
+                self.daemon = Daemon(self.server, "--config", str(CONFIG))
             except AssertionError as error:
                 raise AssertionError(f"{error}\nphotobooth-app's output:\n{self.app.log}") from None
         self.addCleanup(self.daemon.close)

@@ -1,7 +1,7 @@
 @testable import VolumeGuardCore
 
 /// The guard's shell (GuardService): one event at a time, its requests on one connection, its timer the
-/// one `GuardLifecycle` keeps.
+/// one `WakeUps` keeps.
 extension CountingSimulation {
     func guardNext() {
         guard !guardBusy, !guardInbox.isEmpty else { return }
@@ -55,7 +55,7 @@ extension CountingSimulation {
         case .setMute(_, let muted, let tag):
             request(.write(.mute(muted, by: Self.guardConnection), .ack(tag)), from: Self.guardConnection)
         case .wakeUp(let delay):
-            setTimers(lifecycle.handle(.wakeUpAsked(after: delay, by: .core), at: .microseconds(now)))
+            setTimer(wakeUps.ask(.core, after: delay, at: .microseconds(now)))
         case .readSinks, .reconnect, .recordOriginals, .pressed, .pressesInterrupted, .stateChanged, .report:
             break
         }

@@ -40,8 +40,10 @@ final class CountingSimulation {
     // The guard's shell.
     var guardInbox: [GuardEvent] = []
     var guardBusy = false
-    /// The shell's lifecycle, as GuardService keeps it: its one timer, here for the core's wake-ups alone.
+    /// The shell's lifecycle, as GuardService keeps it.
     var lifecycle = GuardLifecycle()
+    /// The shell's one timer, as GuardService keeps it, here for the core's wake-ups alone.
+    var wakeUps = WakeUps()
 
     var clients: [SimulatedClient] = []
     /// What the guard published, in order, with the time.
@@ -147,11 +149,10 @@ final class CountingSimulation {
         case changed
     }
 
-    /// Posts a timer for each the lifecycle set, as the guard's mainloop runs them.
-    func setTimers(_ actions: [GuardLifecycle.Action]) {
-        for case .setTimer(let due) in actions {
-            post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
-        }
+    /// Posts the timer `WakeUps` set, if it set one, as the guard's mainloop runs it.
+    func setTimer(_ due: Duration?) {
+        guard let due else { return }
+        post(at: max(Int(due / .microseconds(1)), now), .guardTimer(due))
     }
 
     func post(at time: Int, _ action: Occurrence) {
@@ -177,9 +178,9 @@ final class CountingSimulation {
             guardBusy = false
             guardNext()
         case .guardTimer(let due):
-            let actions = lifecycle.handle(.timerFired(due: due), at: .microseconds(now))
-            for case .wake(.core) in actions { guardInbox.append(.wakeUp) }
-            setTimers(actions)
+            let (woken, next) = wakeUps.fired(due: due, at: .microseconds(now))
+            if woken.contains(.core) { guardInbox.append(.wakeUp) }
+            setTimer(next)
             guardNext()
         case .toServer(let connection, let request):
             serve(request, from: connection)

@@ -56,7 +56,7 @@ struct GuardLifecycleTests {
         #expect(actions == [.close, .retry(generation: 2, after: GuardLifecycle.firstBackoff)])
     }
 
-    @Test("Attempts back off, doubling up to the maximum, and start fast again once one connects")
+    @Test("Attempts back off, doubling up to the maximum, and start fast again once one connects; failures in a row are counted")
     mutating func backoff() {
         _ = lifecycle.handle(.start, at: .zero)
         var delays: [Duration] = []
@@ -65,33 +65,13 @@ struct GuardLifecycleTests {
             for case .retry(_, let after) in lifecycle.handle(.lost(generation: generation), at: .zero) { delays.append(after) }
         }
         #expect(delays == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(lifecycle.failedAttempts == 7)
         let generation = lifecycle.link!.generation
         _ = lifecycle.handle(.connected(generation: generation, server: "x"), at: .zero)
+        #expect(lifecycle.failedAttempts == 0)
         let again = lifecycle.handle(.lost(generation: generation), at: .zero)
         #expect(again.contains(.retry(generation: generation + 1, after: GuardLifecycle.firstBackoff)))
-    }
-
-    @Test("One timer for every machine's wake-ups, set for the earliest asked for; each machine is woken when its own is due")
-    mutating func oneTimer() {
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(100), by: .core), at: .seconds(1)) == [.setTimer(due: .milliseconds(1100))])
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(300), by: .pipeline), at: .seconds(1)).isEmpty, "a timer runs earlier")
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(50), by: .input), at: .seconds(1)) == [.setTimer(due: .milliseconds(1050))])
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(200), by: .core), at: .seconds(1)).isEmpty, "the core's earliest stays")
-        #expect(
-            lifecycle.handle(.timerFired(due: .milliseconds(1050)), at: .milliseconds(1050)) == [.wake(.input), .setTimer(due: .milliseconds(1100))])
-        #expect(lifecycle.handle(.timerFired(due: .milliseconds(1100)), at: .milliseconds(1100)) == [.wake(.core), .setTimer(due: .milliseconds(1300))])
-        #expect(lifecycle.handle(.timerFired(due: .milliseconds(1100)), at: .milliseconds(1100)).isEmpty, "the timer set first is stale")
-        #expect(lifecycle.handle(.timerFired(due: .milliseconds(1300)), at: .milliseconds(1300)) == [.wake(.pipeline)])
-        let next = lifecycle.handle(.wakeUpAsked(after: .milliseconds(300), by: .core), at: .milliseconds(1300))
-        #expect(next == [.setTimer(due: .milliseconds(1600))], "no timer runs any more")
-    }
-
-    @Test("Once ended, no wake-up is asked for or told")
-    mutating func noWakeUpsOnceEnded() {
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(100), by: .pipeline), at: .zero) == [.setTimer(due: .milliseconds(100))])
-        #expect(lifecycle.handle(.shutdown, at: .zero) == [.end])
-        #expect(lifecycle.handle(.timerFired(due: .milliseconds(100)), at: .milliseconds(100)).isEmpty)
-        #expect(lifecycle.handle(.wakeUpAsked(after: .milliseconds(100), by: .input), at: .milliseconds(100)).isEmpty)
+        #expect(lifecycle.failedAttempts == 0, "a connection lost is no failed attempt")
     }
 
     @Test("Shutdown tells the core and sets a deadline; the shell ends once the sinks are given back")
@@ -102,7 +82,6 @@ struct GuardLifecycleTests {
         #expect(lifecycle.handle(.givenBack, at: .seconds(6)) == [.end])
         #expect(lifecycle.hasEnded)
         #expect(lifecycle.handle(.deadlinePassed, at: .seconds(8)).isEmpty)
-        #expect(lifecycle.handle(.timerFired(due: .seconds(7)), at: .seconds(7)).isEmpty, "no timer does anything once ended")
     }
 
     @Test("A shutdown whose sinks are not given back in time ends at the deadline, and says so")
