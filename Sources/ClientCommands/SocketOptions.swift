@@ -8,7 +8,7 @@ import GuardSettings
 public struct SocketOptions: ParsableArguments {
     public init() {}
 
-    @Option(name: .long, help: ArgumentHelp("The control socket.", valueName: "path"))
+    @Option(name: .long, help: .setting("socket", valueName: "path"))
     public var socket: String?
 
     @OptionGroup public var configFile: ConfigFileOptions

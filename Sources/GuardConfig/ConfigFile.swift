@@ -58,7 +58,7 @@ public struct ConfigFile: Sendable {
 
     /// The keys of a file's top level: every setting's, and `action`.
     static let keys = Options.settings.map(\.key) + ["action"]
-    static let actionKeys = ["name", "on", "source", "device", "run", "shell", "timeout", "cooldown"]
+    static let actionKeys = Action.keys.map(\.key)
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {

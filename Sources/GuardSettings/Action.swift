@@ -25,17 +25,59 @@ public struct Action: Hashable, Sendable, Codable {
     public var cooldown: Duration
 
     public static let defaultTimeout: Duration = .seconds(10)
-
-    /// What is wrong with a timeout in seconds, or nil. An hour is enough for anything a key should
+    /// The timeouts a user may configure, in seconds. An hour is enough for anything a key should
     /// start; what needs longer should be started as a service, not run.
+    static let timeouts = 0.1...3600.0
+    /// The cooldowns a user may configure, in seconds.
+    static let cooldowns = 0.0...3600.0
+
+    /// What is wrong with a timeout in seconds, or nil.
     public static func problem(timeout seconds: Double) -> String? {
-        (0.1...3600).contains(seconds) ? nil : "must be between 0.1 and 3600 (seconds)"
+        timeouts.contains(seconds) ? nil : "must be between \(Options.format(timeouts.lowerBound)) and \(Options.format(timeouts.upperBound)) (seconds)"
     }
 
     /// What is wrong with a cooldown in seconds, or nil.
     public static func problem(cooldown seconds: Double) -> String? {
-        (0...3600).contains(seconds) ? nil : "must be between 0 and 3600 (seconds)"
+        cooldowns.contains(seconds)
+            ? nil : "must be between \(Options.format(cooldowns.lowerBound)) and \(Options.format(cooldowns.upperBound)) (seconds)"
     }
+
+    /// The keys of an `[[action]]` table, in the order its errors list them, each with the one
+    /// description of it: the config file takes these keys and no others, and volume-guard(5) shows
+    /// these words (as `Setting.help` for the settings).
+    public static let keys: [(key: String, help: String)] = [
+        ("name", "What the log calls the action (default: the program's name)."),
+        (
+            "on",
+            "The presses that start it: `up`, `down`, `mute`, a device's key (`KEY_ENTER`), or a list of them (default: every press)."
+        ),
+        ("source", "Only presses from this source, `sink` or `input` (default: either)."),
+        ("device", "Only presses from this device, by name, matched as `devices` matches names (default: any)."),
+        (
+            "run",
+            """
+            Required: the program and its arguments, as a list, run without a shell, so that nothing in a press can \
+            become shell syntax; with `shell = true`, one command line.
+            """
+        ),
+        ("shell", "`true` to give `run` as one command line to `/bin/sh -c` instead (default `false`)."),
+        (
+            "timeout",
+            """
+            Seconds it may run, \(Options.format(timeouts.lowerBound)) to \(Options.format(timeouts.upperBound)) \
+            (default \(defaultTimeout.components.seconds)): then its whole process group gets SIGTERM, and SIGKILL a \
+            second later.
+            """
+        ),
+        (
+            "cooldown",
+            """
+            Seconds after it starts, \(Options.format(cooldowns.lowerBound)) to \(Options.format(cooldowns.upperBound)) \
+            (default 0), in which a press does not start it again: a shutter remote bounces and people double-press, \
+            yet one press should take one photo.
+            """
+        ),
+    ]
 
     public init(
         name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,

@@ -1,8 +1,10 @@
 /// One setting of `volume-guard run`: its key in the config file (and, after `--`, its flag), where
-/// `Options` keeps it, the kind of value it takes and its limits.
+/// `Options` keeps it, the kind of value it takes, its limits, and what it means.
 ///
 /// Each is declared once, in `Options.settings`: the config file reads its keys through that list, the
-/// command line's values are checked by it, and flags are layered over the file by it.
+/// command line's values are checked by it, and flags are layered over the file by it. Its `help` is the
+/// one description of the setting: `run --help` shows it for the flag, and volume-guard(5) for the key
+/// (a test keeps docs/man/volume-guard.5 equal to it).
 public struct Setting: Sendable {
     /// The kinds of value a setting takes, as a config file writes them.
     public enum Kind: Sendable, CustomStringConvertible {
@@ -42,16 +44,24 @@ public struct Setting: Sendable {
 
     public let key: String
     public let kind: Kind
+    /// What the setting means, with its default and limits: a paragraph of plain text, in which
+    /// `backquotes` mark what is written as is (a value, a key, a command), set in bold in the manual.
+    public let help: String
+    /// Whether the daemon reads it only when it starts: a reload keeps the value in use and logs that
+    /// the change needs a restart (`DaemonConfiguration.restartOnlyChanges`).
+    public let needsRestart: Bool
     private let store: @Sendable (Value, inout Options) -> String?
     private let problem: @Sendable (Options) -> String?
     private let takeOver: @Sendable (Options, inout Options) -> Void
 
     private init<T>(
-        _ key: String, _ path: WritableKeyPath<Options, T?> & Sendable, _ kind: Kind,
+        _ key: String, _ path: WritableKeyPath<Options, T?> & Sendable, _ kind: Kind, help: String, needsRestart: Bool,
         read: @escaping @Sendable (Value) -> T?, check: @escaping @Sendable (T) -> String?
     ) {
         self.key = key
         self.kind = kind
+        self.help = help
+        self.needsRestart = needsRestart
         store = { value, options in
             guard let value = read(value) else { return "must be \(kind)" }
             if let problem = check(value) { return problem }
@@ -82,37 +92,53 @@ public struct Setting: Sendable {
     // MARK: - The kinds
 
     static func text(
-        _ key: String, _ path: WritableKeyPath<Options, String?> & Sendable, _ what: String,
+        _ key: String, _ path: WritableKeyPath<Options, String?> & Sendable, _ what: String, help: String, needsRestart: Bool = false,
         check: @escaping @Sendable (String) -> String? = Options.problem(text:)
     ) -> Setting {
-        Setting(key, path, .text(what), read: { if case .text(let text) = $0 { text } else { nil } }, check: check)
+        Setting(
+            key, path, .text(what), help: help, needsRestart: needsRestart, read: { if case .text(let text) = $0 { text } else { nil } },
+            check: check)
     }
 
     static func list(
-        _ key: String, _ path: WritableKeyPath<Options, [String]?> & Sendable, _ what: String, check: @escaping @Sendable ([String]) -> String?
+        _ key: String, _ path: WritableKeyPath<Options, [String]?> & Sendable, _ what: String, help: String, needsRestart: Bool = false,
+        check: @escaping @Sendable ([String]) -> String?
     ) -> Setting {
-        Setting(key, path, .list(what), read: { if case .list(let list) = $0 { list } else { nil } }, check: check)
+        Setting(
+            key, path, .list(what), help: help, needsRestart: needsRestart, read: { if case .list(let list) = $0 { list } else { nil } },
+            check: check)
     }
 
     static func number(
-        _ key: String, _ path: WritableKeyPath<Options, Double?> & Sendable, unit: String, check: @escaping @Sendable (Double) -> String?
+        _ key: String, _ path: WritableKeyPath<Options, Double?> & Sendable, unit: String, help: String,
+        check: @escaping @Sendable (Double) -> String?
     ) -> Setting {
-        Setting(key, path, .number(unit: unit), read: { if case .number(let number) = $0 { number } else { nil } }, check: check)
+        Setting(
+            key, path, .number(unit: unit), help: help, needsRestart: false,
+            read: { if case .number(let number) = $0 { number } else { nil } }, check: check)
     }
 
     static func whole(
-        _ key: String, _ path: WritableKeyPath<Options, Int?> & Sendable, unit: String?, check: @escaping @Sendable (Int) -> String?
+        _ key: String, _ path: WritableKeyPath<Options, Int?> & Sendable, unit: String?, help: String, needsRestart: Bool = false,
+        check: @escaping @Sendable (Int) -> String?
     ) -> Setting {
-        Setting(key, path, .whole(unit: unit), read: { if case .whole(let whole) = $0 { whole } else { nil } }, check: check)
+        Setting(
+            key, path, .whole(unit: unit), help: help, needsRestart: needsRestart,
+            read: { if case .whole(let whole) = $0 { whole } else { nil } }, check: check)
     }
 
-    static func bool(_ key: String, _ path: WritableKeyPath<Options, Bool?> & Sendable) -> Setting {
-        Setting(key, path, .bool, read: { if case .bool(let bool) = $0 { bool } else { nil } }, check: { _ in nil })
+    static func bool(_ key: String, _ path: WritableKeyPath<Options, Bool?> & Sendable, help: String) -> Setting {
+        Setting(
+            key, path, .bool, help: help, needsRestart: false, read: { if case .bool(let bool) = $0 { bool } else { nil } },
+            check: { _ in nil })
     }
 
-    static func choice<T: RawRepresentable<String> & CaseIterable & SendableMetatype>(_ key: String, _ path: WritableKeyPath<Options, T?> & Sendable) -> Setting
-    {
+    static func choice<T: RawRepresentable<String> & CaseIterable & SendableMetatype>(
+        _ key: String, _ path: WritableKeyPath<Options, T?> & Sendable, help: String, needsRestart: Bool = false
+    ) -> Setting {
         let kind = Kind.choice(T.allCases.map(\.rawValue))
-        return Setting(key, path, kind, read: { if case .text(let word) = $0 { T(rawValue: word) } else { nil } }, check: { _ in nil })
+        return Setting(
+            key, path, kind, help: help, needsRestart: needsRestart, read: { if case .text(let word) = $0 { T(rawValue: word) } else { nil } },
+            check: { _ in nil })
     }
 }

@@ -3,7 +3,6 @@ import ClientCommands
 import FoundationEssentials
 import GuardSettings
 import Logging
-import VolumeGuardCore
 import VolumeGuardDaemon
 
 struct Run: AsyncParsableCommand {
@@ -19,84 +18,55 @@ struct Run: AsyncParsableCommand {
             """
     )
 
+    // Each flag's help is its setting's one description (`Options.settings`), which volume-guard(5) shows too.
     @OptionGroup var socket: SocketOptions
 
-    @Option(help: ArgumentHelp("The audio server, in libpulse's syntax (default: PULSE_SERVER, then the session's).", valueName: "address"))
+    @Option(help: .setting("server", valueName: "address"))
     var server: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Guard only the sink with this name or shell pattern (e.g. 'bluez_output.*'), waiting for it while absent; \(SinkSelection.defaultSinkName) follows the default sink (the default).",
-            valueName: "name"
-        ))
+    @Option(help: .setting("sink", valueName: "name"))
     var sink: String?
 
-    @Flag(inversion: .prefixedNo, help: "Whether mute changes are presses and put back (default), or pass through.")
+    @Flag(inversion: .prefixedNo, help: .setting("guard-mute"))
     var guardMute: Bool?
 
-    @Option(help: ArgumentHelp("The volume keys' step in percent (default: learned from presses).", valueName: "percent"))
+    @Option(help: .setting("step", valueName: "percent"))
     var step: Double?
 
-    @Option(help: ArgumentHelp("How far inside 0 % and 100 % the sink is held, in percent (default: one raw unit, 0.0015 %).", valueName: "percent"))
+    @Option(help: .setting("clamp-margin", valueName: "percent"))
     var clampMargin: Double?
 
-    @Option(
-        help: ArgumentHelp(
-            "How many of the latest presses are kept for clients that resume with `since` (default \(DaemonConfiguration.defaultHistoryCapacity)).",
-            valueName: "presses"))
+    @Option(help: .setting("history", valueName: "presses"))
     var history: Int?
 
-    @Option(help: "always (the default), or while-subscribed: guard only while a client is subscribed.")
+    @Option(help: .setting("mode"))
     var mode: GuardMode?
 
-    @Option(
-        help: ArgumentHelp(
-            "Gestures: the longest interval between a held key's repeats (default \(Self.defaultMilliseconds(\.repeatPeriod))).", valueName: "ms"))
+    @Option(help: .setting("repeat-period", valueName: "ms"))
     var repeatPeriod: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Gestures: the longest delay before a held key's first repeat (default \(Self.defaultMilliseconds(\.repeatDelay))).", valueName: "ms"))
+    @Option(help: .setting("repeat-delay", valueName: "ms"))
     var repeatDelay: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Gestures: the longest gap between the two presses of a double press (default \(Self.defaultMilliseconds(\.doubleWindow))).", valueName: "ms"))
+    @Option(help: .setting("double-window", valueName: "ms"))
     var doubleWindow: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Serve presses over HTTP as Server-Sent Events at this address: a port (on loopback), or an IP address and port such as 127.0.0.1:8370. Off by default.",
-            valueName: "address"
-        ))
+    @Option(help: .setting("http", valueName: "address"))
     var http: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "A web page origin that the HTTP listener serves and lets pause and resume, e.g. http://127.0.0.1:8000; repeat for more.", valueName: "origin"))
+    @Option(help: .setting("http-origins", valueName: "origin"))
     var httpOrigins: [String] = []
 
-    @Option(
-        help: ArgumentHelp(
-            "Where presses come from: sink (the default: the default sink's volume changes), input (the devices named with --device; no audio server needed) or both.",
-            valueName: "source"))
+    @Option(help: .setting("source", valueName: "source"))
     var source: SourceSelection?
 
     @OptionGroup var input: DeviceOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Gestures: how long a device's key stays down before it is a hold (default \(Self.defaultMilliseconds(\.holdDelay))).", valueName: "ms"))
+    @Option(help: .setting("hold-delay", valueName: "ms"))
     var holdDelay: Int?
 
-    @Option(help: "trace, debug, info (the default), notice, warning, error or critical.")
+    @Option(help: .setting("log-level"))
     var logLevel: Logger.Level?
-
-    /// A gesture threshold's default, in milliseconds, as the help shows it.
-    static func defaultMilliseconds(_ threshold: KeyPath<GestureDetector.Thresholds, Duration>) -> Int {
-        let (seconds, attoseconds) = GestureDetector.Thresholds()[keyPath: threshold].components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
 
     func validate() throws {
         if let (key, problem) = flags.problems.first { throw ValidationError("--\(key) \(problem)") }
