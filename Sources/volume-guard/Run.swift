@@ -3,6 +3,7 @@ import ClientCommands
 import FoundationEssentials
 import GuardSettings
 import Logging
+import VolumeGuardCore
 import VolumeGuardDaemon
 
 struct Run: AsyncParsableCommand {
