@@ -2,6 +2,7 @@ import ArgumentParser
 import ClientCommands
 import Glibc
 import GuardProtocol
+import VolumeGuardDaemon
 
 @main
 struct VolumeGuardCommand: AsyncParsableCommand {
@@ -18,20 +19,24 @@ struct VolumeGuardCommand: AsyncParsableCommand {
     )
 
     /// ArgumentParser's own `main`, except that a usage error exits with 2, as documented (and as shells
-    /// do), instead of 64.
-    static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
+    /// do), instead of 64, and that every task prefers SwiftNIO's one event loop to Swift concurrency's
+    /// default executor: set here, on the main actor, before the first job of the process runs anywhere
+    /// else (EventLoopExecutor).
+    @MainActor static func main() async {
+        await withTaskExecutorPreference(EventLoopExecutor.shared) {
+            do {
+                var command = try parseAsRoot()
+                if var command = command as? AsyncParsableCommand {
+                    try await command.run()
+                } else {
+                    try command.run()
+                }
+            } catch let error where exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Glibc.exit(2)
+            } catch {
+                exit(withError: error)
             }
-        } catch let error where exitCode(for: error) == .validationFailure {
-            printError(fullMessage(for: error))
-            Glibc.exit(2)
-        } catch {
-            exit(withError: error)
         }
     }
 }

@@ -77,7 +77,7 @@ actor GuardService: Service, CustomStringConvertible {
     nonisolated var description: String { "GuardService" }
 
     /// Guards until a graceful shutdown, then gives the sink back and returns. Not isolated: it only starts
-    /// the child tasks the guard asks for, which run on the global executor anyway.
+    /// the child tasks the guard asks for, which run on the tasks' executor (EventLoopExecutor) anyway.
     nonisolated func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import GuardSettings
 import Logging
-import NIOCore
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -17,9 +16,9 @@ public enum Daemon {
         _ configuration: DaemonConfiguration, environment: [String: String],
         reload: @escaping @Sendable () throws -> DaemonConfiguration
     ) async throws {
-        // One event loop does all the daemon's network work, which is small: a many-core desktop does not
-        // get a thread per core for it (docs/DESIGN.md, "Threads").
-        NIOSingletons.groupLoopCountSuggestion = 1
+        // SwiftNIO's one event loop (EventLoopExecutor.shared) does the daemon's network work and, as the
+        // executor `volume-guard`'s main gives every task before the first runs, its tasks' (docs/DESIGN.md,
+        // "Threads").
         let threshold = JournalLogHandler.Threshold(configuration.logLevel)
         let style = JournalLogHandler.style(environment: environment)
         LoggingSystem.bootstrap { _ in JournalLogHandler(style: style, threshold: threshold) }

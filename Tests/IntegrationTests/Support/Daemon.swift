@@ -112,6 +112,23 @@ final class Daemon: @unchecked Sendable {
         get throws { try procField("/proc/\(pid)/status", "RssAnon:") }
     }
 
+    /// Each thread's context switches so far, voluntary and not (`/proc/PID/task/*/status`), by thread id,
+    /// with the thread's name. A thread that ends while they are read is left out.
+    var contextSwitches: [String: (name: String, count: Int)] {
+        get throws {
+            var threads: [String: (name: String, count: Int)] = [:]
+            for thread in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+                let directory = "/proc/\(pid)/task/\(thread)"
+                guard let name = try? String(contentsOfFile: directory + "/comm", encoding: .utf8),
+                    let voluntary = try? procField(directory + "/status", "voluntary_ctxt_switches:"),
+                    let involuntary = try? procField(directory + "/status", "nonvoluntary_ctxt_switches:")
+                else { continue }
+                threads[thread] = (name.trimmingCharacters(in: .whitespacesAndNewlines), voluntary + involuntary)
+            }
+            return threads
+        }
+    }
+
     /// The daemon's soft limit on open files.
     var openFileLimit: Int {
         get throws { try procField("/proc/\(pid)/limits", "Max open files") }
