@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from unittest import mock
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPOSITORY / "clients" / "python" / "tests"))
-from fixtures import WAIT, AudioServer, Daemon, eventually  # noqa: E402
+from fixtures import WAIT, AudioServer, Daemon, end, eventually, free_port  # noqa: E402
 
 CONFIG = REPOSITORY / "examples" / "photobooth-app" / "config.toml"
 VENV_BIN = Path(sys.executable).parent
@@ -50,12 +49,6 @@ from photobooth.appconfig import appconfig
 appconfig.actions.image[0].jobcontrol.countdown_capture = 0
 appconfig.persist()
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class PhotoboothApp:
@@ -106,13 +99,7 @@ class PhotoboothApp:
         return sorted(path.name for path in (self.directory / "media" / "camera_original").glob("*.jpg"))
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        end(self.process, signal.SIGTERM, group=True)
 
     def close(self) -> None:
         self.stop()

@@ -20,16 +20,10 @@ from selenium.webdriver.common.by import By
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPOSITORY / "clients" / "python" / "tests"))
-from fixtures import WAIT, AudioServer, Daemon, eventually  # noqa: E402
+from fixtures import WAIT, AudioServer, Daemon, eventually, free_port  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class BoothPageTest(unittest.TestCase):

@@ -28,7 +28,7 @@ from PIL import Image
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPOSITORY / "clients" / "python" / "tests"))
-from fixtures import WAIT, AudioServer, Daemon, eventually  # noqa: E402
+from fixtures import WAIT, AudioServer, Daemon, end, eventually  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"  # for ButtonTest, which imports pygame: it greets on stdout
@@ -157,14 +157,7 @@ socket = {self.daemon.socket_path}
     def stop_pibooth(self) -> int | None:
         """Interrupts pibooth as Ctrl-C does: its main loop ends through pibooth_cleanup. Its exit status."""
         assert self.pibooth is not None
-        if self.pibooth.poll() is None:
-            self.pibooth.send_signal(signal.SIGINT)
-            try:
-                self.pibooth.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                self.pibooth.kill()
-                self.pibooth.wait()
-        return self.pibooth.returncode
+        return end(self.pibooth, signal.SIGINT)
 
     @property
     def log(self) -> str:

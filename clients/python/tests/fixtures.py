@@ -35,6 +35,27 @@ def binary() -> str:
     return os.environ.get("VOLUME_GUARD_BINARY") or str(REPOSITORY / ".build" / "debug" / "volume-guard")
 
 
+def free_port() -> int:
+    """A loopback port free now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def end(process: subprocess.Popen, signum: int, *, group: bool = False) -> int | None:
+    """Sends `process` (its whole process group, with `group`) `signum`, and SIGKILL if it has not ended
+    within WAIT seconds; its exit status."""
+    send = (lambda sent: os.killpg(process.pid, sent)) if group else process.send_signal
+    if process.poll() is None:
+        send(signum)
+        try:
+            process.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            send(signal.SIGKILL)
+            process.wait()
+    return process.returncode
+
+
 def eventually(condition: Callable[[], bool], timeout: float = WAIT) -> bool:
     """Whether `condition` holds within `timeout`: a bounded wait, never a claim about speed."""
     deadline = time.monotonic() + timeout
@@ -139,14 +160,7 @@ class Daemon:
 
     def stop(self) -> int | None:
         """Ends the daemon as a service manager would (SIGTERM); its exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+        return end(self.process, signal.SIGTERM)
 
     def close(self) -> None:
         """Stops the daemon and removes its directory (a cleanup: another daemon's socket may be in it)."""
