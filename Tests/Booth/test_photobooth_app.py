@@ -60,8 +60,14 @@ class PhotoboothApp:
         self.log_path = self.directory / "photobooth-app.log"
         self.environment = os.environ | {"HOME": str(self.directory)}
         configured = subprocess.run(
-            [str(VENV_BIN / "python"), "-c", COUNTDOWN_ZERO], cwd=self.directory, env=self.environment,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
+            [str(VENV_BIN / "python"), "-c", COUNTDOWN_ZERO],
+            cwd=self.directory,
+            env=self.environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=120,
         )
         if configured.returncode != 0:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -69,8 +75,12 @@ class PhotoboothApp:
         port = self.url.rsplit(":", 1)[1]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [str(VENV_BIN / "photobooth"), "--host", "127.0.0.1", "--port", port], cwd=self.directory,
-                env=self.environment, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                [str(VENV_BIN / "photobooth"), "--host", "127.0.0.1", "--port", port],
+                cwd=self.directory,
+                env=self.environment,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         eventually(lambda: self.process.poll() is not None or self.answers(), timeout=6 * WAIT)
@@ -120,8 +130,10 @@ class PhotoboothAppTest(unittest.TestCase):
         self.addCleanup(self.daemon.close)
 
     def report(self, what: str) -> str:
-        return (f"{what}\nphotos {self.app.photos()}, captures {self.app.captures()}\n"
-                f"--- the daemon's log:\n{self.daemon.log}\n--- photobooth-app's output:\n{self.app.log}")
+        return (
+            f"{what}\nphotos {self.app.photos()}, captures {self.app.captures()}\n"
+            f"--- the daemon's log:\n{self.daemon.log}\n--- photobooth-app's output:\n{self.app.log}"
+        )
 
     def wait_for(self, condition, what: str, timeout: float = WAIT) -> None:
         if not eventually(condition, timeout=timeout):

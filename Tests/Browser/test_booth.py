@@ -33,9 +33,18 @@ class BoothPageTest(unittest.TestCase):
         self.web_port = free_port()
         self.origin = f"http://127.0.0.1:{self.web_port}"
         self.static = subprocess.Popen(
-            [sys.executable, "-m", "http.server", str(self.web_port), "--bind", "127.0.0.1",
-             "--directory", str(REPOSITORY / "examples" / "web")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "http.server",
+                str(self.web_port),
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                str(REPOSITORY / "examples" / "web"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         self.addCleanup(self.static.wait, WAIT)
         self.addCleanup(self.static.terminate)
@@ -51,7 +60,11 @@ class BoothPageTest(unittest.TestCase):
     def start_daemon(self) -> Daemon:
         socket_path = self.daemons[0].socket_path if self.daemons else None
         daemon = Daemon(
-            self.server, "--http", f"127.0.0.1:{self.daemon_port}", "--http-origins", self.origin,
+            self.server,
+            "--http",
+            f"127.0.0.1:{self.daemon_port}",
+            "--http-origins",
+            self.origin,
             socket_path=socket_path,
         )
         self.daemons.append(daemon)
@@ -63,13 +76,17 @@ class BoothPageTest(unittest.TestCase):
 
     def photo_ids(self) -> list[tuple[str, int]]:
         """The photos shown, newest first, as (instance, seq)."""
-        return [(str(line.get_attribute("data-instance")), int(str(line.get_attribute("data-seq"))))
-                for line in self.browser.find_elements(By.CSS_SELECTOR, "#photos .photo")]
+        return [
+            (str(line.get_attribute("data-instance")), int(str(line.get_attribute("data-seq"))))
+            for line in self.browser.find_elements(By.CSS_SELECTOR, "#photos .photo")
+        ]
 
     def wait_for(self, condition, what: str) -> None:
         if not eventually(condition, timeout=3 * WAIT):
-            self.fail(f"{what}; the page shows count {self.page('count')!r}, connection {self.page('connection')!r}, "
-                      f"photos {self.photo_ids()}; the daemon's log:\n{self.daemons[-1].log}")
+            self.fail(
+                f"{what}; the page shows count {self.page('count')!r}, connection {self.page('connection')!r}, "
+                f"photos {self.photo_ids()}; the daemon's log:\n{self.daemons[-1].log}"
+            )
 
     def test_presses_appear_and_are_replayed_after_a_restart(self) -> None:
         first = self.start_daemon()

@@ -292,6 +292,28 @@ class ButtonTest(unittest.TestCase):
         posted = [(event.capture, event.printer, event.button) for event in pygame.event.get(BUTTONDOWN)]
         self.assertEqual(posted, [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
 
+    def test_a_quick_double_press_is_one_capture(self) -> None:
+        plugin = import_plugin()
+        import pygame
+        from pibooth.booth import BUTTONDOWN
+
+        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
+            pygame.display.init()
+        self.addCleanup(pygame.quit)
+        watcher = plugin.Watcher("/nowhere", capture=frozenset({"up"}), printer=frozenset({"down"}), cooldown=1.0)
+        pressed = [(100.0, "up"), (100.2, "up"), (100.3, "down"), (101.1, "up"), (101.2, "down")]
+        with self.assertLogs("pibooth", "INFO") as logs:
+            for seq, (at, direction) in enumerate(pressed, start=1):
+                with mock.patch.object(plugin.time, "monotonic", return_value=at):
+                    watcher.handle({"type": "press", "seq": seq, "direction": direction, "source": "sink"})
+        posted = [(event.capture, event.printer) for event in pygame.event.get(BUTTONDOWN)]
+        self.assertEqual(
+            posted, [(1, 0), (0, 1), (1, 0)], "the second up within the cooldown, and the down after 0.9 s"
+        )
+        self.assertTrue(
+            any("(seq 2) ignored: the capture button is cooling down" in line for line in logs.output), logs.output
+        )
+
     def test_a_name_that_is_no_press_is_told(self) -> None:
         plugin = import_plugin()
         with self.assertLogs("pibooth", "WARNING") as logs:

@@ -90,10 +90,14 @@ class AudioServer:
                 self.environment[key] = "".join(shlex.split(value))
         directory = self.environment["AUDIO_SERVER_DIR"]
         # pactl keeps its files in the server's directory, as scripts/audio-server's own calls do.
-        self.pactl_environment = os.environ | self.environment | {
-            "HOME": f"{directory}/home",
-            "XDG_CONFIG_HOME": f"{directory}/config",
-        }
+        self.pactl_environment = (
+            os.environ
+            | self.environment
+            | {
+                "HOME": f"{directory}/home",
+                "XDG_CONFIG_HOME": f"{directory}/config",
+            }
+        )
         # Half way, so that presses up never meet 100 %.
         self.pactl("set-sink-volume", "guard_a", "50%")
 
@@ -112,10 +116,14 @@ class Daemon:
         self.directory = tempfile.mkdtemp(prefix="vg-test-")
         self.socket_path = socket_path or f"{self.directory}/volume-guard.sock"
         self.log_path = f"{self.directory}/volume-guard.log"
-        environment = os.environ | server.environment | {
-            "XDG_CONFIG_HOME": f"{self.directory}/config",
-            "XDG_STATE_HOME": f"{self.directory}/state",
-        }
+        environment = (
+            os.environ
+            | server.environment
+            | {
+                "XDG_CONFIG_HOME": f"{self.directory}/config",
+                "XDG_STATE_HOME": f"{self.directory}/state",
+            }
+        )
         command = [binary(), "run", "--socket", self.socket_path, "--log-level", "debug", *arguments]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(

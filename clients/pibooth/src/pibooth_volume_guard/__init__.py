@@ -14,6 +14,7 @@ checkout), shipped inside this package, so that `pip install ./clients/pibooth` 
 
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +51,13 @@ def pibooth_configure(cfg: Any) -> None:
         "gesture ('hold_start', 'hold_end', 'double', or one key's: 'double:down') (list of quoted names accepted)",
     )
     cfg.add_option(SECTION, "print", "down", "Presses that are the print button, named as for capture")
+    cfg.add_option(
+        SECTION,
+        "cooldown",
+        1.0,
+        "Seconds after a button is posted in which presses for the same button are ignored: a remote bounces, "
+        "and people double-press, yet one press should take one photo (0: none)",
+    )
 
 
 @pibooth.hookimpl
@@ -62,7 +70,9 @@ def pibooth_startup(cfg: Any) -> None:
     except ValueError as error:  # volume-guard's own config file is not one
         LOGGER.error("volume-guard: %s; presses are not followed", error)
         return
-    _watcher = Watcher(path, capture=_option_names(cfg, "capture"), printer=_option_names(cfg, "print"))
+    _watcher = Watcher(
+        path, capture=_option_names(cfg, "capture"), printer=_option_names(cfg, "print"), cooldown=_cooldown(cfg)
+    )
     _watcher.start()
 
 
@@ -78,10 +88,13 @@ class Watcher:
     """Follows the daemon's presses in a daemon thread, and posts pibooth's button event for each one it
     is set to. pygame.event.post may be called from any thread (pygame 2)."""
 
-    def __init__(self, path: str, *, capture: frozenset[str], printer: frozenset[str]) -> None:
+    def __init__(self, path: str, *, capture: frozenset[str], printer: frozenset[str], cooldown: float = 0.0) -> None:
         self.path = path
         self.capture = capture
         self.printer = printer
+        self.cooldown = cooldown
+        # When each button was last posted (time.monotonic()).
+        self.posted: dict[str, float] = {}
         # The client logs a lost daemon and the subscription made again (logger volume_guard, which pibooth prints).
         self.presses = Client(path, timeout=5.0).presses()
         self.thread = threading.Thread(target=self._run, name="volume-guard", daemon=True)
@@ -119,6 +132,16 @@ class Watcher:
         if not (capture or printer):
             return
         button = "capture" if capture else "print"
+        now = time.monotonic()
+        if now - self.posted.get(button, -self.cooldown) < self.cooldown:
+            LOGGER.info(
+                "volume-guard: %s (seq %s) ignored: the %s button is cooling down",
+                " ".join(sorted(names)),
+                event["seq"],
+                button,
+            )
+            return
+        self.posted[button] = now
         LOGGER.info("volume-guard: %s (seq %s) is the %s button", " ".join(sorted(names)), event["seq"], button)
         # What pibooth's own GPIO buttons post (pibooth/booth.py); a state that has no use for it ignores it.
         try:
@@ -138,6 +161,15 @@ def _option_names(cfg: Any, option: str) -> frozenset[str]:
         else:
             LOGGER.warning("volume-guard: [%s] %s names %r, which is no press: it is ignored", SECTION, option, name)
     return frozenset(names)
+
+
+def _cooldown(cfg: Any) -> float:
+    """The cooldown option, in seconds; a value that is none is told, and the default taken."""
+    try:
+        return max(0.0, float(cfg.get(SECTION, "cooldown")))
+    except ValueError:
+        LOGGER.warning("volume-guard: [%s] cooldown must be a number of seconds: 1 is taken", SECTION)
+        return 1.0
 
 
 def _is_key(name: str) -> bool:
