@@ -9,7 +9,8 @@ import VolumeGuardCore
 
 /// `volume-guard devices`: the input devices with keys, as evtest lists them, with what a user setting
 /// up a remote needs to know: can this user read it, has the daemon grabbed it, does the configuration
-/// take it. `--udev-rule` prints the rule that lets the user read the configured ones.
+/// take it. `--udev-rule` prints the rule that lets the user read the configured ones, by the seat or by
+/// the user's group (`--access`).
 public struct Devices: AsyncParsableCommand {
     public init() {}
 
@@ -18,8 +19,13 @@ public struct Devices: AsyncParsableCommand {
         discussion: """
             The devices come from sysfs (/sys/class/input), which anyone can read; none is opened. \
             The configuration is the config file's `devices` and `keys`, or --devices and --keys as `run` takes them.
-            --udev-rule prints a udev rule that lets the user logged in at the machine read exactly the configured devices \
-            (keyboards are root's: a program that can read one can log every key), and says where it goes and how to apply it.
+            --udev-rule prints a udev rule that lets this user read exactly the configured devices (keyboards are root's: a \
+            program that can read one can log every key), and says where it goes and how to apply it. --access says how: \
+            seat gives them to the user logged in at the machine's seat (systemd's uaccess tag: a desktop, a kiosk's automatic \
+            login), for as long as that session is active; group gives them to this user's primary group (GROUP=, MODE=0640), \
+            whether anyone is logged in or not (a user service started at boot, with lingering). By default it is seat when this \
+            user has an active session on a seat now (logind's record of the user, /run/systemd/users/UID, says ACTIVE_SEATS=), \
+            else group; standard error says which, and why. Run it as the user the service runs as.
             --json prints one object per device: node, name, ids, stable_paths, readable, grabbed (absent when no daemon \
             answers), state (the daemon's, when it reports the device), matches (the configured devices it meets), keys (the \
             volume keys and configured keys it has), key_count, and fix (for a configured device this user cannot read).
@@ -34,12 +40,21 @@ public struct Devices: AsyncParsableCommand {
     @Flag(help: "Print a udev rule for the configured devices instead (it names the file it goes in).")
     var udevRule = false
 
+    @Option(
+        name: .customLong("access"),
+        help: """
+            With --udev-rule, whom the rule gives the devices to: seat (the user logged in at the machine's seat) or group (this \
+            user's primary group, with no login needed). Default: seat when this user has an active session on a seat now, else group.
+            """)
+    var ruleAccess: RuleAccess?
+
     @Flag(help: "Print the devices as a JSON array.")
     var json = false
 
     public func validate() throws {
         if let (key, problem) = flags.problems.first { throw ValidationError("--\(key) \(problem)") }
         if udevRule && json { throw ValidationError("--udev-rule prints a rule file, not JSON") }
+        if ruleAccess != nil && !udevRule { throw ValidationError("--access is for --udev-rule") }
     }
 
     private var flags: Options {
@@ -55,7 +70,9 @@ public struct Devices: AsyncParsableCommand {
                 printError("volume-guard: no devices are configured: name them with --devices, or with `devices` in the config file")
                 throw ExitCode(2)
             }
-            print(UdevRule.text(for: matches, devices: devices), terminator: "")
+            let (access, notes) = Self.chosenAccess(asked: ruleAccess)
+            notes.forEach(printError)
+            print(UdevRule.text(for: matches, devices: devices, access: access), terminator: "")
             return
         }
         let socketPath = try socket.path
@@ -83,6 +100,57 @@ public struct Devices: AsyncParsableCommand {
         print(lines.joined(separator: "\n"))
     }
 
+    /// Whom the rule gives the devices to: `asked`, or by default the seat when this user has an active
+    /// session on a seat now, else this user's primary group; and the lines for standard error: which one,
+    /// and why, when it is the default, and a warning when the group is not this user's alone.
+    private static func chosenAccess(asked: RuleAccess?) -> (UdevRule.Access, notes: [String]) {
+        let uid = getuid()
+        // getpwuid's record is overwritten by the next look-up: its fields are copied at once.
+        let account = getpwuid(uid).map { (name: String(cString: $0.pointee.pw_name), gid: $0.pointee.pw_gid) }
+        let user = account?.name ?? String(uid)
+        let seats = LogindUser.activeSeats(uid: uid)
+        let chosen = asked ?? (seats.isEmpty ? .group : .seat)
+        var notes: [String] = []
+        if asked == nil && seats.isEmpty {
+            notes.append(
+                "volume-guard: a rule for \(user)'s group: \(user) has no active session on a seat now (logind's "
+                    + "\(LogindUser.recordPath(uid: uid))), as with a service started at boot; for the user logged in at the machine: --access seat")
+        } else if asked == nil {
+            notes.append(
+                "volume-guard: a rule for the seat: \(user) has an active session on \(seats.joined(separator: ", ")) now; "
+                    + "for a service that starts with no one logged in: --access group")
+        }
+        guard chosen == .group else { return (.seat, notes) }
+        let gid = account?.gid ?? getgid()
+        let group = getgrgid(gid).map { String(cString: $0.pointee.gr_name) }
+        let others = members(of: gid).filter { $0 != user }
+        if !others.isEmpty {
+            let named = others.count > 5 ? others.prefix(5).joined(separator: ", ") + " and \(others.count - 5) more" : others.joined(separator: ", ")
+            notes.append("volume-guard: warning: the group \(group ?? String(gid)) is not \(user)'s alone: \(named) could read these devices too")
+        }
+        if uid == 0 {
+            notes.append("volume-guard: warning: this is root: the rule gives the devices to root's group; run it as the service's user")
+        }
+        return (.group(UdevRule.groupValue(name: group, gid: gid)), notes)
+    }
+
+    /// The users in the group `gid`, by name: its members, and those whose primary group it is.
+    private static func members(of gid: gid_t) -> [String] {
+        var names: Set<String> = []
+        if let group = getgrgid(gid), var member = group.pointee.gr_mem {
+            while let name = member.pointee {
+                names.insert(String(cString: name))
+                member += 1
+            }
+        }
+        setpwent()
+        defer { endpwent() }
+        while let entry = getpwent() {
+            if entry.pointee.pw_gid == gid { names.insert(String(cString: entry.pointee.pw_name)) }
+        }
+        return names.sorted()
+    }
+
     /// What to say when there is no device with keys.
     private static var noDevices: String {
         access("/dev/input", F_OK) == 0
@@ -95,4 +163,9 @@ public struct Devices: AsyncParsableCommand {
         guard case .status(let status) = try? await GuardClient(socketPath: path).request(Request(.status)) else { return nil }
         return status.devices ?? []
     }
+}
+
+/// `--access`: whom `--udev-rule`'s rule gives the devices to.
+enum RuleAccess: String, CaseIterable, ExpressibleByArgument {
+    case seat, group
 }

@@ -20,9 +20,59 @@ struct UdevRuleTests {
         let text = UdevRule.text(for: [.name("AB Shutter3")], devices: [])
         #expect(text.contains("/etc/udev/rules.d/70-volume-guard.rules"))
         #expect(text.contains("73-seat-late.rules"))
+        #expect(text.contains("volume-guard devices --udev-rule --access seat | sudo tee /etc/udev/rules.d/70-volume-guard.rules"))
         #expect(text.contains("sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=input"))
         #expect(text.contains("reconnect"))
         #expect(text.hasSuffix("\n"))
+        #expect(UdevRule.text(for: [.name("AB Shutter3")], devices: [], access: .seat) == text)
+    }
+
+    @Test("Each header names its choice and how to get the other")
+    func choice() {
+        let seat = UdevRule.text(for: [.name("AB Shutter3")], devices: [], access: .seat)
+        let group = UdevRule.text(for: [.name("AB Shutter3")], devices: [], access: .group("booth"))
+        #expect(seat.hasPrefix("# /etc/udev/rules.d/70-volume-guard.rules, from `volume-guard devices --udev-rule --access seat`."))
+        #expect(seat.contains("no one logged in") && seat.contains("`volume-guard devices --udev-rule --access group`"))
+        #expect(group.hasPrefix("# /etc/udev/rules.d/70-volume-guard.rules, from `volume-guard devices --udev-rule --access group`."))
+        #expect(group.contains("the group \"booth\"") && group.contains("`volume-guard devices --udev-rule --access seat`"))
+    }
+
+    @Test("The group's header says why a group of the user's own and not input, and why after 50-udev-default.rules")
+    func groupHeader() {
+        let text = UdevRule.text(for: [.name("AB Shutter3")], devices: [], access: .group("booth"))
+        #expect(text.contains("primary group") && text.contains("\"input\", whose members can read every keyboard"))
+        #expect(text.contains("50-udev-default.rules"))
+        #expect(text.contains("volume-guard devices --udev-rule --access group | sudo tee /etc/udev/rules.d/70-volume-guard.rules"))
+        #expect(text.contains("sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=input"))
+        #expect(!text.contains("uaccess"))
+        #expect(text.hasSuffix("\n"))
+    }
+
+    @Test("The group's rule gives the same devices to the group, to read: GROUP and MODE 0640 in place of the tag")
+    func group() {
+        let presenter = InputDeviceInfo(node: "/dev/input/event5", name: "Presenter", vendor: 0x1d57, product: 0xad03, keys: [104, 109])
+        let matches: [DeviceMatch] = [.name("AB Shutter3"), .ids(vendor: 0x2717, product: 0x40), .path("/dev/input/event5"), .path("/dev/input/by-id/gone")]
+        let seat = rules(UdevRule.text(for: matches, devices: [presenter]))
+        let group = rules(UdevRule.text(for: matches, devices: [presenter], access: .group("booth")))
+        #expect(group.count == seat.count && group.count == 1 + DeviceMatch.partSuffixes.count + 2)
+        for (seatLine, groupLine) in zip(seat, group) {
+            #expect(groupLine == seatLine.dropLast(#"TAG+="uaccess""#.count) + #"GROUP="booth", MODE="0640""#, "\(groupLine)")
+        }
+        #expect(group.contains(#"SUBSYSTEM=="input", KERNEL=="event*", ATTRS{id/vendor}=="2717", ATTRS{id/product}=="0040", GROUP="booth", MODE="0640""#))
+        for candidate in ["AB Shutter3", "AB Shutter3 Keyboard", "AB Shutter3 Consumer Control", "Presenter"] {
+            #expect(tagged(candidate, by: group), "\(candidate)")
+        }
+        #expect(!tagged("AB Shutter30", by: group) && !tagged("AT Translated Set 2 keyboard", by: group))
+    }
+
+    @Test("A group is written by its name when udev reads it as that name, else by its id")
+    func groupValue() {
+        for name in ["pi", "booth", "booth-user", "Booth_2", "a.b"] {
+            #expect(UdevRule.groupValue(name: name, gid: 1000) == name)
+        }
+        for name in [nil, "", "1001", "-x", "a b", "$x", "a%b", "a\"b", "ü", "a\\b"] {
+            #expect(UdevRule.groupValue(name: name, gid: 1000) == "1000", "\(name ?? "nil")")
+        }
     }
 
     @Test("A name tags the devices DeviceMatch takes, the remote's parts too, and no others")
