@@ -2,6 +2,7 @@
 writes: applied by the host's own udev (`udevadm test`), with the host's rules, to the guest's devices.
 """
 
+import grp
 import json
 import os
 import re
@@ -17,14 +18,10 @@ RULE_FILE = Path("/run/udev/rules.d/70-volume-guard.rules")
 /etc is the host's, read-only), in one order by file name."""
 
 
-def udev_gives(device: Device) -> bool:
-    """Whether udev tags `device`'s node `uaccess` in time for the seat's late rule (73-seat-late.rules) to
-    run the `uaccess` builtin, which gives the node to the user logged in at the seat.
-
-    `udevadm test` runs every rule for an add of the node, as udev would, and prints the tags and the
-    builtins to run; it runs none of them, but it does set the node's owner and mode as the rules say, so
-    those are put back after.
-    """
+def udev_test(device: Device) -> subprocess.CompletedProcess[str]:
+    """`udevadm test` of an add of `device`'s node: it runs every rule, as udev would, and prints the tags
+    and the builtins to run; it runs none of them, but it does set the node's owner and mode as the rules
+    say, so those are put back after."""
     node = Path(device.node or "")
     before = node.stat()
     try:
@@ -39,12 +36,29 @@ def udev_gives(device: Device) -> bool:
         os.chmod(node, stat.S_IMODE(before.st_mode))
     if test.returncode != 0:
         raise RuntimeError(f"udevadm test {node.name} failed ({test.returncode}): {test.stderr[-2000:]}")
+    return test
+
+
+def udev_gives(device: Device) -> bool:
+    """Whether udev tags `device`'s node `uaccess` in time for the seat's late rule (73-seat-late.rules) to
+    run the `uaccess` builtin, which gives the node to the user logged in at the seat."""
+    test = udev_test(device)
     # The tags of this event: TAGS keeps those of earlier ones too (udevadm test records them in udev's
     # database, as udev does).
     tags = [line.removeprefix("CURRENT_TAGS=") for line in test.stdout.splitlines() if line.startswith("CURRENT_TAGS=")]
     if not tags:
-        raise RuntimeError(f"udevadm test {node.name} printed no CURRENT_TAGS: {test.stdout[-2000:]}")
+        raise RuntimeError(f"udevadm test {device.node} printed no CURRENT_TAGS: {test.stdout[-2000:]}")
     return ":uaccess:" in tags[0] and "run: 'uaccess'" in test.stdout
+
+
+def udev_group(device: Device) -> tuple[int, int] | None:
+    """The group and mode udev gives `device`'s node, as `udevadm test` logs them ("Setting permissions
+    /dev/input/event5, uid=0, gid=65534, mode=0640")."""
+    test = udev_test(device)
+    found = re.search(
+        rf"Setting permissions {re.escape(device.node or '')}, uid=\d+, gid=(\d+), mode=(0[0-7]*)\b", test.stderr
+    )
+    return (int(found[1]), int(found[2], 8)) if found else None
 
 
 def check_devices_command(
@@ -74,7 +88,7 @@ def check_devices_command(
     entry = by_node.get(linked.node, {})
     checks.equal("--json: stable paths", entry.get("stable_paths"), linked.links)
 
-    rule = user.run([str(binary), "devices", "--udev-rule"])
+    rule = user.run([str(binary), "devices", "--udev-rule", "--access", "seat"])
     checks.equal("--udev-rule: exit status", rule.returncode, 0)
     text = rule.stdout + rule.stderr
     checks.check("--udev-rule: uaccess", 'TAG+="uaccess"' in rule.stdout, rule.stdout)
@@ -92,3 +106,47 @@ def check_devices_command(
     finally:
         RULE_FILE.unlink()
     checks.check(f"without the rule, udev does not give {configured[0].name}", not udev_gives(configured[0]))
+    check_group_rule(checks, binary, user, configured, others)
+
+
+def check_group_rule(
+    checks: Checks, binary: Path, user: Account, configured: list[Device], others: list[Device]
+) -> None:
+    """`--udev-rule` by default: the user's group when logind's record of the user names no active seat (the
+    guest runs no logind, as a booth's service started at boot has no session), the seat when it does."""
+    rule = user.run([str(binary), "devices", "--udev-rule"])
+    checks.equal("--udev-rule, no session: exit status", rule.returncode, 0)
+    assignment = f'GROUP="{grp.getgrgid(user.gid).gr_name}", MODE="0640"'
+    checks.check(
+        "--udev-rule, no session: the group", assignment in rule.stdout and "uaccess" not in rule.stdout, rule.stdout
+    )
+    checks.check("--udev-rule, no session: says why", "no active session on a seat" in rule.stderr, rule.stderr)
+    checks.check(
+        "--udev-rule, no session: a shared group is told", f"is not {user.user}'s alone" in rule.stderr, rule.stderr
+    )
+    RULE_FILE.write_text(rule.stdout)
+    try:
+        for device in configured:
+            checks.equal(
+                f"--access group: udev gives {device.name} to the group", udev_group(device), (user.gid, 0o640)
+            )
+        for device in others:
+            given = udev_group(device)
+            checks.check(
+                f"--access group: udev does not give {device.name}", given is not None and given[0] != user.gid, given
+            )
+    finally:
+        RULE_FILE.unlink()
+    # As logind records a user with an active session on seat0 (logind-user.c).
+    record = Path(f"/run/systemd/users/{user.uid}")
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(f"NAME={user.user}\nSTATE=active\nSEATS=seat0\nACTIVE_SEATS=seat0\nONLINE_SEATS=seat0\n")
+    try:
+        rule = user.run([str(binary), "devices", "--udev-rule"])
+    finally:
+        record.unlink()
+    checks.check(
+        "--udev-rule, a session on seat0: uaccess",
+        'TAG+="uaccess"' in rule.stdout and "GROUP=" not in rule.stdout,
+        rule.stdout,
+    )
