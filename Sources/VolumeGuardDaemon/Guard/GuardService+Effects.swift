@@ -131,33 +131,45 @@ extension GuardService {
     /// Makes one of the core's requests of the current connection, if there is one. It runs on the guard's
     /// mainloop, so the request is made at once; its reply comes back as an input of attempt `generation`.
     private func issue(_ request: GuardAction, generation: Int) {
-        guard let connection else { return }
-        connection.assumeIsolated { connection in
-            switch request {
-            case .readDefaultSink:
-                connection.requestDefaultSink(replying(generation) { name in .defaultSink(name) })
-            case .readSink(let query, let ticket):
-                connection.requestSink(query, replying(generation) { .sinkRead(ticket, $0) })
-            case .readSinks(let ticket):
-                connection.requestSinks(replying(generation) { $0.map { .sinksRead(ticket, $0) } })
-            case .setVolume(let sink, let volume, let tag):
-                connection.setSinkVolume(index: sink, to: volume, replying(generation) { _ in .written(tag) })
-            case .setMute(let sink, let muted, let tag):
-                connection.setSinkMute(index: sink, muted: muted, replying(generation) { _ in .written(tag) })
-            default:
-                break
-            }
+        switch request {
+        case .readDefaultSink:
+            ask(
+                generation,
+                replying: { [logger] name in
+                    logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
+                    return .defaultSink(name)
+                }
+            ) { $0.requestDefaultSink($1) }
+        case .readSink(let query, let ticket):
+            ask(generation, replying: { .sinkRead(ticket, $0) }) { $0.requestSink(query, $1) }
+        case .readSinks(let ticket):
+            ask(generation, replying: { $0.map { .sinksRead(ticket, $0) } }) { $0.requestSinks($1) }
+        case .setVolume(let sink, let volume, let tag):
+            ask(generation, replying: { _ in .written(tag) }) { $0.setSinkVolume(index: sink, to: volume, $1) }
+        case .setMute(let sink, let muted, let tag):
+            ask(generation, replying: { _ in .written(tag) }) { $0.setSinkMute(index: sink, muted: muted, $1) }
+        default:
+            break
         }
     }
 
-    /// A completion that feeds the machine the reply `event` makes of a request's result (nothing, for
-    /// nil). libpulse calls it on the mainloop the guard runs on, in order with the server's events.
-    private nonisolated func replying<Value>(
-        _ generation: Int, _ event: @escaping @Sendable (Value) -> GuardEvent?
-    ) -> @Sendable (Value) -> Void {
-        { [self] value in
+    /// Asks the current connection, if there is one, through `request`, whose completion feeds the machine
+    /// the reply `event` makes of the result (nothing, for nil). libpulse calls it on the mainloop the
+    /// guard runs on, in order with the server's events.
+    ///
+    /// The completion is made here and handed to `request`, so that `request` captures only values: a
+    /// closure with an `isolated PulseConnection` parameter that captures the guard crashes Swift 6.2.3,
+    /// the compiler of the arm64 build (Debian's swiftlang, built with assertions): "SIL verification
+    /// failed: Should only ever be isolated to a single parameter". 6.3.1 makes the same SIL, and fails the
+    /// same way when told to verify it (`-Xfrontend -sil-verify-all`).
+    private func ask<Value>(
+        _ generation: Int, replying event: @escaping @Sendable (Value) -> GuardEvent?,
+        _ request: @Sendable (isolated PulseConnection, @escaping @Sendable (Value) -> Void) -> Void
+    ) {
+        let reply: @Sendable (Value) -> Void = { [self] value in
             guard let event = event(value) else { return }
             assumeIsolated { $0.handle(.server(event, generation: generation)) }
         }
+        connection?.assumeIsolated { request($0, reply) }
     }
 }
