@@ -50,7 +50,7 @@ struct InFlight: Hashable, Sendable {
     }
 
     /// The held sink reported a change: it is due, unless a read is on its way, whose reply shows the
-    /// change already (docs/DESIGN.md, "The echo rule").
+    /// change already (docs/COUNTING.md, "The echo rule").
     mutating func sinkChanged() {
         if case .reading(let ticket, let changes) = state {
             state = .reading(ticket, changes: changes + 1)

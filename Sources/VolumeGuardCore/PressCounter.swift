@@ -8,7 +8,7 @@ import GuardProtocol
 /// beyond every one of the *run levels* and `seen`, and one otherwise (`base`): never more steps than a
 /// client made. In a *burst* (presses closer than `burstGap`, which only programs make) the counter
 /// *defers the reset*: nothing is written until the burst pauses for `burstQuiet`, and each reading is counted
-/// from the one before. docs/DESIGN.md, "Counting: the rule and its proof sketch", argues why.
+/// from the one before. docs/COUNTING.md, "Counting: the rule and its proof sketch", argues why.
 struct PressCounter: Hashable, Sendable {
     /// How close together changes come in a burst: closer than any key repeats (25 Hz and faster are
     /// 40 ms and less apart) or a scroll wheel steps (125 Hz: 8 ms), so only a program stepping the
@@ -174,7 +174,7 @@ struct PressCounter: Hashable, Sendable {
     ///   counted it would be a step in the other direction that this client never made.
     ///
     /// Fewer steps always win: presses merged within one reading that do not reach beyond the recent
-    /// levels count one. docs/DESIGN.md, "Counting: the rule and its proof sketch".
+    /// levels count one. docs/COUNTING.md, "Counting: the rule and its proof sketch".
     private func base(for reading: UInt32, seen: UInt32, held: UInt32, inRun: Bool) -> (level: UInt32, oneStep: Bool)? {
         guard inRun, reading != seen else { return (seen, false) }
         let up = reading > held

@@ -3,7 +3,7 @@ import Testing
 @testable import VolumeGuardCore
 
 /// The counterexamples the generated clients found (ClientModelTests), each shrunk to the history that
-/// shows it and replayed here step by step. docs/DESIGN.md, "Counting: the rule and its proof sketch".
+/// shows it and replayed here step by step. docs/COUNTING.md, "Counting: the rule and its proof sketch".
 @Suite("Counting: the histories that broke the rule")
 struct CountingTests {
     static let held: UInt32 = 30000
@@ -160,7 +160,7 @@ extension CountingTests {
         // Found as `readModifyWriteBothWays` (one client stepping either way, random delays). The client
         // steps up twice, reads held + 2 steps, and 10 ms later steps down from that reading: held + 1
         // step, set after the guard had put the level back. The sink went up from the held level; that
-        // reading cannot be told from a step up (docs/DESIGN.md, counting).
+        // reading cannot be told from a step up (docs/COUNTING.md).
         var h = Self.guarding()
         Self.sets(&h, Self.held + Self.step, pace: .milliseconds(20))
         Self.sets(&h, Self.held + 2 * Self.step, pace: .milliseconds(20))  // up from held + 1, read before the reset
