@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Generated clients against simulated servers, and the judge of the counting rule (docs/DESIGN.md,
+/// Generated clients against simulated servers, and the judge of the counting rule (docs/COUNTING.md,
 /// "Counting: the rule and its proof sketch"): never more steps reported than made, per direction, by
 /// any single client at any pace; exactly as many when its steps are at least 8 ms apart.
 enum ClientModel {
@@ -255,7 +255,7 @@ struct ClientModelTests {
         Self.judge(.readModifyWriteBothWays, on: kind, seeds: 300..<320) { !$0.phantomInAll && $0.endsHeld }
     }
 
-    /// The bound of docs/DESIGN.md, "Bursts": a step overwritten each time the burst is put back before
+    /// The bound of docs/COUNTING.md, "Bursts": a step overwritten each time the burst is put back before
     /// 100 %, and readings that merge steps below the climb before count one (the largest loss in 300
     /// histories per server was 68 and 65).
     @Test(

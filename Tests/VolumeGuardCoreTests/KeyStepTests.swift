@@ -186,7 +186,7 @@ struct StepIsolationTests {
         }
         #expect(h.core.counter.keyStep.current == 3277)
         // The first counts 2. The repeats land where the run has already been: one step each, as a key
-        // stepping from a reading taken before the guard put the level back would (docs/DESIGN.md,
+        // stepping from a reading taken before the guard put the level back would (docs/COUNTING.md,
         // counting: fewer steps win).
         #expect(h.presses.suffix(10).map(\.count) == [2] + Array(repeating: 1, count: 9))
     }

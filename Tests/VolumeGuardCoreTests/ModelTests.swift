@@ -115,7 +115,7 @@ struct ModelTests {
     /// Whether the sink is at the held level, or at what the guard took for the server's rendering of it.
     /// The one case where those differ: a press lands within the echo tolerance of the held level while
     /// the reset and its confirmation are both skipped (pipewire-pulse's stale cache). Nothing can tell
-    /// that from a server that renders the held level so (docs/DESIGN.md, known limits); the sink then
+    /// that from a server that renders the held level so (docs/COUNTING.md, known limits); the sink then
     /// stays a few raw units off, never more than the tolerance.
     static func isHeld(_ h: Harness, _ held: SinkVolume) -> Bool {
         let volume = h.sink(sink).volume
