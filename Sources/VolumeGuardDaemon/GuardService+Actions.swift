@@ -28,21 +28,18 @@ extension GuardService {
         logger.trace("action", metadata: ["action": "\(action)"])
         switch action {
         case .readDefaultSink:
-            request {
-                $0.requestDefaultSink(
-                    replying { [logger] name in
-                        logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
-                        return .defaultSink(name)
-                    })
-            }
+            request(replying: { [logger] name in
+                logger.debug("default sink", metadata: ["name": "\(name ?? "-")"])
+                return .defaultSink(name)
+            }) { $0.requestDefaultSink($1) }
         case .readSink(let query, let ticket):
-            request { $0.requestSink(query, replying { .sinkRead(ticket, $0) }) }
+            request(replying: { .sinkRead(ticket, $0) }) { $0.requestSink(query, $1) }
         case .readSinks(let ticket):
-            request { $0.requestSinks(replying { $0.map { .sinksRead(ticket, $0) } }) }
+            request(replying: { $0.map { .sinksRead(ticket, $0) } }) { $0.requestSinks($1) }
         case .setVolume(let sink, let volume, let tag):
-            request { $0.setSinkVolume(index: sink, to: volume, replying { _ in .written(tag) }) }
+            request(replying: { _ in .written(tag) }) { $0.setSinkVolume(index: sink, to: volume, $1) }
         case .setMute(let sink, let muted, let tag):
-            request { $0.setSinkMute(index: sink, muted: muted, replying { _ in .written(tag) }) }
+            request(replying: { _ in .written(tag) }) { $0.setSinkMute(index: sink, muted: muted, $1) }
         case .reconnect:
             dropConnection(reason: "the server names no default sink to this connection")
         case .wakeUp(let delay):
@@ -65,10 +62,21 @@ extension GuardService {
         }
     }
 
-    /// Makes a request of the current connection, if there is one. It runs on the guard's mainloop, so the
-    /// request is made at once.
-    private func request(_ body: (isolated PulseConnection) -> Void) {
-        connection?.assumeIsolated(body)
+    /// Makes a request of the current connection, if there is one, with the completion `replying(event)`.
+    /// It runs on the guard's mainloop, so the request is made at once.
+    ///
+    /// The completion is made here and handed to `ask`, so that `ask` captures only values: a closure with
+    /// an `isolated PulseConnection` parameter that captures the guard (`self`, which `replying` and
+    /// `logger` are reached through) crashes Swift 6.2.3, the compiler of the arm64 build (Debian's
+    /// swiftlang, built with assertions): "SIL verification failed: Should only ever be isolated to a single
+    /// parameter". 6.3.1 makes the same SIL, and fails the same way when told to verify it
+    /// (`-Xfrontend -sil-verify-all`).
+    private func request<Value>(
+        replying event: @escaping @Sendable (Value) -> GuardEvent?,
+        _ ask: @Sendable (isolated PulseConnection, @escaping @Sendable (Value) -> Void) -> Void
+    ) {
+        let reply = replying(event)
+        connection?.assumeIsolated { ask($0, reply) }
     }
 
     /// A completion that feeds the core the reply `event` makes of a request's result (nothing, for nil).
