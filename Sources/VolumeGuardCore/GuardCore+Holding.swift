@@ -81,9 +81,9 @@ extension GuardCore {
     }
 
     /// No sink is held or looked for any more: no reply on its way is awaited, nor is one to adopt a sink.
+    /// The caller enters the phase that follows.
     mutating func forget() {
         dropGuarded()
         follower.forget()
-        awaitedGiveBack = nil
     }
 }

@@ -3,12 +3,7 @@ extension GuardCore {
     /// A reading of the sink looked for; nil when there is none.
     mutating func found(_ reading: SinkState?) -> [GuardAction] {
         guard let reading, follower.picks(reading.name) else { return awaitDefault() }
-        // Its restore may still be on its way, and be retried: held now, the sink would take it for a
-        // press, and its original for the held level.
-        guard !custodian.isGivingBack(reading.name) else {
-            awaitedGiveBack = reading.name
-            return []
-        }
+        guard !custodian.isGivingBack(reading.name) else { return enter(.awaitingGiveBack(sink: reading.name)) }
         return adopt(reading)
     }
 

@@ -19,6 +19,10 @@ public struct GuardCore: Sendable {
         case guarding(Guarded)
         /// A sink was given back (the default or the selection changed) and the next is looked for.
         case switching
+        /// The sink to hold was found still being given back: its restore may yet be retried, so it is
+        /// looked for again once it is back. Held now, it would take the restore for a press, and its
+        /// held level for its original.
+        case awaitingGiveBack(sink: String)
         /// Connected, but there is no sink to hold: waiting for one to appear, or for a default.
         case noSink
         /// Letting the keys act normally.
@@ -34,8 +38,6 @@ public struct GuardCore: Sendable {
     var custodian: Custodian
     var inFlight = InFlight()
     var ids = RequestIDs()
-    /// The sink to hold was found still being given back: it is looked for again once it is back.
-    var awaitedGiveBack: String?
 
     /// A core that starts with `remembered`: the original levels a previous run recorded and did not
     /// give back (it was killed). A sink among them is given that level in the end, not the one the
@@ -57,10 +59,18 @@ public struct GuardCore: Sendable {
     public var state: GuardState {
         switch phase {
         case .connecting: .connecting
-        case .guarding, .switching: .guarding
+        case .guarding, .switching, .awaitingGiveBack: .guarding
         case .noSink: .noSink
         case .paused: .paused
         case .stopped: .stopped
+        }
+    }
+
+    /// Between one sink and the next: the old one given back, the new one not held yet.
+    public var isBetweenSinks: Bool {
+        switch phase {
+        case .switching, .awaitingGiveBack: true
+        case .connecting, .guarding, .noSink, .paused, .stopped: false
         }
     }
 
@@ -124,9 +134,8 @@ public struct GuardCore: Sendable {
             return lose(lost)
         case .sinkRead(let ticket, let reading):
             if var actions = custodian.checked(ticket, reading, retries: configuration.resetRetries, ids: &ids) {
-                if let awaited = awaitedGiveBack, !custodian.isGivingBack(awaited) {
-                    awaitedGiveBack = nil
-                    actions += ask(follower.seek)
+                if case .awaitingGiveBack(let awaited) = phase, !custodian.isGivingBack(awaited) {
+                    actions += enter(.switching) + ask(follower.seek)
                 }
                 return actions
             }
@@ -179,7 +188,7 @@ public struct GuardCore: Sendable {
         counter.configure(keyStep: new.keyStep)
         var actions: [GuardAction] = []
         switch phase {
-        case .guarding, .switching, .noSink: break
+        case .guarding, .switching, .awaitingGiveBack, .noSink: break
         case .connecting, .paused, .stopped: return actions
         }
         if new.selection != old.selection, !(guarded.map { new.selection.admits($0.name) } ?? false) {

@@ -174,7 +174,7 @@ extension GuardMachine {
     /// What every turn ends with, whichever machine its input concerned.
     private mutating func epilogue(at now: Duration) {
         // The middle of a switch of sinks is not worth a line: the next sink held is.
-        if core.phase != .switching {
+        if !core.isBetweenSinks {
             let current = StateMessage(state: state, sink: core.guarded?.name)
             if current != announced {
                 announced = current
