@@ -76,10 +76,12 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // scripts/build-release optimizes for size (-Osize), and there Swift 6.3.1's stack promotion
-            // fails this module with "circular reference": it asks for the isolation of PulseConnection's
-            // `isolated deinit` while the optimizer runs (-debug-cycles shows the cycle). Without that pass
-            // the module builds; -O (the debug build's tests, plain `swift build -c release`) loses it too.
+            // The one release setting that must be a module's own (scripts/build-release holds the rest of
+            // the build that ships). Swift 6.3.1, and Debian's 6.2.3 that builds arm64, fail this module in
+            // any optimized build with "circular reference": stack promotion asks for the isolation of
+            // PulseConnection's `isolated deinit`, another module's, while the optimizer runs
+            // (-debug-cycles shows the cycle). The module builds without that pass. A four-line
+            // reproduction is in docs/PERFORMANCE.md, "The build".
             swiftSettings: [.unsafeFlags(["-Xllvm", "-sil-disable-pass=stack-promotion"], .when(configuration: .release))]
         ),
         // The daemon's settings: the options each source gives, actions, the mode, the configuration
@@ -127,29 +129,6 @@ let package = Package(
                 "VolumeGuardDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // Linked by lld (the toolchain's), for its RELR relocations: -z pack-relative-relocs packs the
-            // 1.4 MB of relative relocations of a position-independent executable (.rela.dyn) into 12 kB of
-            // bitmaps (.relr.dyn; glibc 2.36 reads them, and the package's libc6 dependency says so). Gold
-            // has no RELR, and GNU ld 2.40's leaves the executable without RELRO. lld takes an archive's
-            // symbol from the first library that defines it, and TOMLKit's `import Foundation` names
-            // libFoundation before libFoundationEssentials: scripts/build-release keeps Foundation's
-            // libraries out of the autolinking, or libFoundation's copy of a FoundationEssentials function
-            // brings in Foundation and ICU (docs/PERFORMANCE.md, "Size").
-            // The static Swift runtime links with -export-dynamic, which puts every symbol of every module
-            // into the dynamic symbol table: 1.5 MB that nothing looks up (nothing loads this executable
-            // as a library), kept by strip. Without them a crash's backtrace shows addresses, not names.
-            // --icf=safe: one copy of functions whose code is identical and whose address nothing takes.
-            // lld knows which those are only from an object's address-significance table, which clang and
-            // the LTO of scripts/build-release write, and swiftc alone does not.
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--no-export-dynamic", "-Xlinker", "--icf=safe",
-                    ],
-                    .when(platforms: [.linux], configuration: .release)
-                )
             ]
         ),
         .testTarget(
