@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // The evdev ioctls, whose request numbers are macros that do not import into Swift.
         .target(name: "CEvdev"),
+        // Every thread's stack 1 MB, set before main (no function to call): 8 MB stacks get 2 MB huge pages.
+        .target(name: "CThreadStacks"),
         // Input devices: found in sysfs, opened, grabbed and read; the directory watch that says when
         // they come and go; the udev rule that lets the user read them. A thin shell over the kernel's
         // interfaces, with its parsing pure.
@@ -122,6 +124,7 @@ let package = Package(
         .executableTarget(
             name: "volume-guard",
             dependencies: [
+                "CThreadStacks",
                 "ClientCommands",
                 "GuardProtocol",
                 "GuardSettings",

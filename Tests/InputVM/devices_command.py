@@ -1,5 +1,6 @@
 """`volume-guard devices`, as a person runs it to see which nodes a config matches, and the udev rule it
-writes: applied by the host's own udev (`udevadm test`), with the host's rules, to the guest's devices.
+writes: applied by the root's own udev (`udevadm test`: the host's, or the arm64 root's), with its rules, to the
+guest's devices.
 """
 
 import grp
@@ -15,7 +16,11 @@ from remote import Device
 
 RULE_FILE = Path("/run/udev/rules.d/70-volume-guard.rules")
 """Where the rule goes in the guest: udev reads /run/udev/rules.d as it reads /etc/udev/rules.d (the guest's
-/etc is the host's, read-only), in one order by file name."""
+/etc is the root's, read-only), in one order by file name."""
+
+GUEST_KEYBOARDS = ("AT Translated Set 2 keyboard", "QEMU Virtio Keyboard")
+"""The keyboard each VM of scripts/input-vm has, one: a PC's i8042, or the virtio keyboard it gives arm64's
+-M virt, which has none of its own."""
 
 
 def udev_test(device: Device) -> subprocess.CompletedProcess[str]:
@@ -82,8 +87,8 @@ def check_devices_command(
         checks.equal(f"--json: {device.name} readable", entry.get("readable"), True)
         checks.equal(f"--json: {device.name} grabbed", entry.get("grabbed"), device in configured)
         checks.equal(f"--json: {device.name} configured", bool(entry.get("matches")), device in configured)
-    # The guest's own keyboard (i8042) is root's: this user cannot read it.
-    keyboard = [entry.get("readable") for entry in entries if entry.get("name") == "AT Translated Set 2 keyboard"]
+    # The guest's own keyboard is root's: this user cannot read it.
+    keyboard = [entry.get("readable") for entry in entries if entry.get("name") in GUEST_KEYBOARDS]
     checks.equal("--json: a node this user cannot read", keyboard, [False])
     entry = by_node.get(linked.node, {})
     checks.equal("--json: stable paths", entry.get("stable_paths"), linked.links)

@@ -1,8 +1,8 @@
 """The daemon under test in the guest, driven through its socket, and the suite's checks.
 
-Python's standard library only: the guest runs the host's /usr/bin/python3 through the chroot. Waits are
-for a line, a state or a process, bounded by generous timeouts (everything in the guest runs 10 to 50
-times slower than on the host); nothing is asserted about speed.
+Python's standard library only: the guest runs its root's /usr/bin/python3 through the chroot (the host's, or
+the arm64 root's). Waits are for a line, a state or a process, bounded by generous timeouts (everything in the
+guest runs 10 to 50 times slower than on the host); nothing is asserted about speed.
 """
 
 import json
@@ -41,7 +41,7 @@ class Timeout(Exception):
 
 
 class Account:
-    """A user of the host's /etc/passwd with a home, runtime, state and config directory of its own on the
+    """A user of the root's /etc/passwd with a home, runtime, state and config directory of its own on the
     tmpfs, as a login would give it."""
 
     def __init__(self, user: str, label: str) -> None:

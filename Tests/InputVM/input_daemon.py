@@ -3,6 +3,7 @@ guest: it runs most scenarios, one after the other against the same daemon, as i
 The scenarios themselves are in input_presses and input_devices; its start, pause and stop are here.
 """
 
+import time
 from pathlib import Path
 
 from harness import WAIT, Account, Checks, Daemon
@@ -12,6 +13,17 @@ from input_presses import PressScenarios
 from remote import BUS_BLUETOOTH, Device, Reader, Remote
 
 AUDIO_SERVERS = ("pulseaudio", "pipewire", "pipewire-pulse", "wireplumber")
+RSS_ANON_LIMIT_KB = 4096
+"""The release build's anonymous memory at rest, at most: a Pi Zero 2 W has 512 MB in all. Anonymous: what
+the process itself holds (heap, stacks, written data); its executable's pages are the page cache's."""
+
+
+def rss_anon_kb(pid: int) -> int:
+    """RssAnon of /proc/PID/status, as the guest's kernel counts it for the process itself."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"/proc/{pid}/status has no RssAnon")
 
 
 def audio_servers_running() -> list[str]:
@@ -31,8 +43,8 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
     """One daemon with `source = "input"` from its config file, run as nobody, with no audio server anywhere
     in the guest, and the remotes of every scenario: each scenario is a method, run in the order of `run`."""
 
-    def __init__(self, checks: Checks, binary: Path) -> None:
-        self.checks, self.binary = checks, binary
+    def __init__(self, checks: Checks, binary: Path, release: bool) -> None:
+        self.checks, self.binary, self.release = checks, binary, release
         self.user = Account("nobody", "input")
         checks.info(f"the daemon runs as {self.user.user} (uid {self.user.uid})")
         self.user.write_config(
@@ -112,8 +124,33 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
             device.create().give_to(self.user.uid, self.user.gid)
         seconds = self.daemon.start()
         self.checks.info(f"the input daemon answered {seconds:.1f} s after it was started")
+        self.memory_at_rest()
         self.subscriber = self.daemon.subscribe()
         self.checks.equal("subscribed", self.subscriber.reply.get("type"), "subscribed")
+
+    def memory_at_rest(self) -> None:
+        """RssAnon once the daemon has settled: guarding, its remote grabbed, no client connected (the status
+        requests that wait for it are over), and the figure the same twice a second apart."""
+        self.daemon.wait_status("guarding", lambda status: status.get("state") == "guarding")
+        for device in self.shutter.devices:
+            self.daemon.wait_device(f"{device.name} grabbed", entry_of(device, "grabbed"))
+        readings = [rss_anon_kb(self.daemon.pid)]
+        deadline = time.monotonic() + WAIT
+        while len(readings) < 2 or readings[-1] != readings[-2]:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(1)
+            readings.append(rss_anon_kb(self.daemon.pid))
+        kb = readings[-1]
+        build = (
+            "release build" if self.release else f"debug build: the {RSS_ANON_LIMIT_KB} kB bound is the release build's"
+        )
+        self.checks.info(f"the input daemon's RssAnon at rest: {kb} kB ({build}; readings {readings})")
+        if self.release:
+            self.checks.check(
+                f"anonymous memory at rest under {RSS_ANON_LIMIT_KB} kB", kb < RSS_ANON_LIMIT_KB, f"{kb} kB"
+            )
+            self.checks.check("anonymous memory settled", readings[-1] == readings[-2], readings)
 
     def no_audio_server(self) -> None:
         self.checks.equal("no audio server runs in the guest", audio_servers_running(), [])

@@ -1,7 +1,7 @@
 """Input devices that look like real remotes, made with the kernel's uinput, and plain readers of them.
 
 Runs where /dev/uinput exists: in the VM of scripts/input-vm (this machine's own kernel has neither
-uinput nor evdev). Python's standard library only, as the guest runs the host's /usr/bin/python3.
+uinput nor evdev). Python's standard library only, as the guest runs its root's /usr/bin/python3.
 
     with Remote.ab_shutter3() as shutter:          # its two devices, as a Bluetooth AB Shutter3 makes them
         shutter.consumer.press("KEY_VOLUMEUP")     # down, SYN, up, SYN

@@ -6,7 +6,7 @@ user nobody, whom each device's node is given to as udev would give it to the lo
     scripts/input-vm /usr/bin/python3 Tests/InputVM/suite.py [--release]
 
 The daemon is $VOLUME_GUARD_BINARY, else the checkout's .build/debug/volume-guard (.build/release with
---release). Prints one `CHECK ok|FAIL scenario/check` line per check, `INFO` lines (timings), the whole log
+--release, which also holds it to the release build's bound on anonymous memory at rest). Prints one `CHECK ok|FAIL scenario/check` line per check, `INFO` lines (timings), the whole log
 of a daemon that failed a check, and a last `RESULT passed=N failed=M seconds=S` line; exits 1 if any check
 failed. scripts/test-input reads them.
 
@@ -65,7 +65,11 @@ def rig(checks: Checks, binary: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--release", action="store_true", help="test .build/release/volume-guard")
+    parser.add_argument(
+        "--release",
+        action="store_true",
+        help="test .build/release/volume-guard, or a release build's $VOLUME_GUARD_BINARY",
+    )
     arguments = parser.parse_args()
     if not os.path.exists("/dev/uinput"):
         print("input-suite: no /dev/uinput: run this in the VM, scripts/input-vm", file=sys.stderr)
@@ -81,7 +85,7 @@ def main() -> int:
         rig(checks, binary)
     if not checks.completed:
         return checks.result()
-    InputDaemonScenarios(checks, binary).run()
+    InputDaemonScenarios(checks, binary, arguments.release).run()
     both_daemon(checks, binary)
     while_subscribed_daemon(checks, binary)
     if latencies:
