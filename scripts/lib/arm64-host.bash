@@ -1,4 +1,5 @@
-# What the arm64 scripts need of this amd64 machine, sourced by scripts/arm64-toolchain and scripts/arm64-root:
+# What the arm64 scripts need of this amd64 machine, sourced by scripts/arm64-toolchain, scripts/arm64-root and
+# scripts/input-vm:
 # Debian's packages they run, the archive they fetch from, the names of what they cache, and the kernel's
 # running of arm64 executables through qemu-user. Expects PROG to be set and root to run it.
 
@@ -8,13 +9,13 @@ die() {
     exit 1
 }
 
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
 # Installs those of the packages $@ that are missing. The arm64 scripts install their own host packages,
 # not scripts/setup, which the amd64 build and its tests run.
 arm64_host_packages() {
     local package missing=()
-    for package in "$@"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-    done
+    for package in "$@"; do installed "$package" || missing+=("$package"); done
     ((${#missing[@]})) || return 0
     say "installing ${missing[*]}"
     apt-get update -qq
