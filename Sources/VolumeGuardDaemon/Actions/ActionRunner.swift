@@ -128,6 +128,12 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         } catch {
             outcome = .failed("\(error)")
         }
+        // The shutdown's SIGTERM can end the command before the cancellation reaches the group, which then
+        // returns the signal as the command's own end (seen under qemu-user): the shutdown stopped it all the same.
+        if Task.isCancelled {
+            logger.notice("action stopped: the daemon is shutting down")
+            return nil
+        }
         let seconds = "\(Self.seconds(ContinuousClock.now - started))"
         switch outcome {
         case .exited(0):
