@@ -27,33 +27,21 @@ public struct ConfigFile: Sendable {
     }
 
     /// The file's options. A file that does not exist sets nothing, unless it is `required`: then, as for
-    /// one that cannot be read or is wrong, a `ConfigError`. An empty file (`/dev/null`) sets nothing.
-    public func read() throws(ConfigError) -> Options {
+    /// one that cannot be read, is not one to read (`contents(of:on:)`) or is wrong, a `ConfigError`. An
+    /// empty file (`/dev/null`) sets nothing.
+    public func read(_ occasion: Occasion = .start) throws(ConfigError) -> Options {
         let bytes: [UInt8]
         do {
-            bytes = try Self.contents(of: FilePath(path))
+            bytes = try Self.contents(of: path, on: occasion)
         } catch Errno.noSuchFileOrDirectory where !required {
             return Options()
+        } catch let refusal as Refusal {
+            throw ConfigError(path: path, message: "\(refusal)")
         } catch {
             throw ConfigError(path: path, message: "cannot be read: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: path, message: "cannot be read: not UTF-8 text") }
         return try Self.parse(text, path: path)
-    }
-
-    /// The whole file, read to its end with plain reads, so that a device or a pipe (`/dev/null`,
-    /// `<(...)`) is read as a regular file is. The error is the system's, in its words ("Permission
-    /// denied", "Is a directory").
-    private static func contents(of path: FilePath) throws -> [UInt8] {
-        let file = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
-        defer { try? file.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
-            if count == 0 { return bytes }
-            bytes += chunk[..<count]
-        }
     }
 
     /// The keys of a file's top level: every setting's, and `action`.
@@ -62,6 +50,10 @@ public struct ConfigFile: Sendable {
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
+        if let line = TOMLNesting.firstLineTooDeep(in: text) {
+            throw ConfigError(
+                path: path, line: line, message: "nests tables or arrays more than \(TOMLNesting.limit) levels deep (a config file needs two)")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -89,9 +89,10 @@ struct Run: AsyncParsableCommand {
         let file = socket.configFile.file
         let configuration = DaemonConfiguration(try socket.configFile.options().overridden(by: flags), environment: environment)
         do {
-            // A reload reads the file again with the same parser; the flags still win over it.
+            // A reload reads the file again with the same parser, if it is a regular file; the flags still win
+            // over it.
             try await Daemon.run(configuration, environment: environment) {
-                DaemonConfiguration(try file.read().overridden(by: flags), environment: environment)
+                DaemonConfiguration(try file.read(.reload).overridden(by: flags), environment: environment)
             }
         } catch {
             printError("volume-guard: \(error)")

@@ -97,4 +97,30 @@ struct ConfigTests {
         #expect(await daemon.stop() == 0)
         #expect(try server.isMuted("guard_b"))
     }
+
+    @Test("A reload of a FIFO, a device or a file nested 20,000 deep keeps the configuration; the daemon answers and stops")
+    func hostileReloads() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let config = server.runtimeDirectory + "/config.toml"
+        try "sink = \"guard_a\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let original = try server.volume(of: "guard_a")
+        let daemon = try await Daemon(on: server, arguments: ["--config", config])
+        #expect(try await daemon.status().sink == "guard_a")
+        let deep = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".") + "]\n"
+        let hostile: [(make: () throws -> Void, refusal: String)] = [
+            ({ #expect(mkfifo(config, 0o600) == 0) }, "config.toml: is a pipe"),
+            ({ #expect(symlink("/dev/zero", config) == 0) }, "config.toml: is not a regular file"),
+            ({ try deep.write(toFile: config, atomically: true, encoding: .utf8) }, "config.toml:1: nests tables or arrays more than 32 levels"),
+        ]
+        for (number, file) in hostile.enumerated() {
+            unlink(config)
+            try file.make()
+            daemon.send(SIGHUP)
+            #expect(await eventually { daemon.log.components(separatedBy: "keeping the one in use").count == number + 2 }, "log:\n\(daemon.log)")
+            #expect(daemon.log.contains(file.refusal), "log:\n\(daemon.log)")
+            #expect(try await daemon.status().sink == "guard_a")
+        }
+        #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
+        #expect(try server.volume(of: "guard_a") == original)
+    }
 }

@@ -1,6 +1,8 @@
 import Glibc
 import GuardSettings
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
@@ -11,6 +13,9 @@ import UnixSignals
 /// key step, mute guarding, clamp margin, gesture thresholds, mode, actions and log level. The socket, server and history
 /// length take effect at the next start; a change to them is logged as needing a restart. systemd is told
 /// `RELOADING=1` and then `READY=1` around each reload.
+///
+/// The file is read on NIO's thread pool, never on the event loop that serves the clients and SIGTERM: a
+/// file on a hung network home blocks only the read, and a shutdown stops waiting for it.
 struct ConfigReloader: Service, CustomStringConvertible {
     private let hangups: UnixSignalsSequence
     private let load: @Sendable () throws -> DaemonConfiguration
@@ -52,7 +57,9 @@ struct ConfigReloader: Service, CustomStringConvertible {
         defer { notifier.notify("READY=1") }
         var new: DaemonConfiguration
         do {
-            new = try load()
+            new = try await Self.offTheEventLoop(load)
+        } catch is CancellationError {
+            return current
         } catch {
             logger.error("the new configuration is refused; keeping the one in use", metadata: ["error": "\(error)"])
             return current
@@ -67,6 +74,20 @@ struct ConfigReloader: Service, CustomStringConvertible {
         await guardService.reload(new)
         logger.info("configuration reloaded", metadata: ["mode": "\(new.mode.rawValue)", "actions": "\(new.actions.count)"])
         return new
+    }
+
+    /// `body`'s result, run on NIO's thread pool. A cancellation ends the wait at once, not `body`: a read
+    /// stuck in the kernel stays stuck on its pool thread, and its result is dropped if it ever comes.
+    private static func offTheEventLoop<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let answer = loop.makePromise(of: Result.self)
+        return try await withTaskCancellationHandler {
+            NIOThreadPool.singleton.runIfActive(eventLoop: loop, body).cascade(to: answer)
+            return try await answer.futureResult.get()
+        } onCancel: {
+            // The first to complete `answer` wins; the other completion is ignored.
+            answer.fail(CancellationError())
+        }
     }
 
     /// CLOCK_MONOTONIC in microseconds, as systemd wants it with `RELOADING=1`.
