@@ -30,8 +30,18 @@ extension ActionRunner {
         }
 
         enum Decision: Hashable, Sendable {
-            case start(Action)
+            /// Start `action`, and tell `ended` of its end as `identity`'s.
+            case start(Action, as: Identity)
             case drop(Action, Drop)
+        }
+
+        /// Which configured action a record is, across reloads: its name, and which of the actions of that
+        /// name it is (0 for the first). A reload that edits an action's other keys (its timeout, its
+        /// command) keeps its record, so that a run going on is still running and its cooldown goes on;
+        /// two tables alike are two actions, each with a record of its own.
+        struct Identity: Hashable, Sendable {
+            var name: String
+            var index: Int
         }
 
         /// One start of an action: the press's seq, the wall-clock time for status, the instant for the
@@ -70,27 +80,39 @@ extension ActionRunner {
 
         let limit: Int
         private(set) var actions: [Action]
+        /// Each action's identity, in the same order.
+        private var identities: [Identity]
         /// Every configured action's record, and those of actions a reload removed while they ran, which
         /// still count against the limit until they end.
-        private var records: [Action: Record] = [:]
+        private var records: [Identity: Record] = [:]
 
         init(actions: [Action], limit: Int) {
             self.actions = actions
+            self.identities = Self.identities(of: actions)
             self.limit = limit
         }
 
-        /// Takes a new list of actions (a reload). An action that stays keeps its record; one removed
-        /// while running is forgotten once it ends.
+        private static func identities(of actions: [Action]) -> [Identity] {
+            var seen: [String: Int] = [:]
+            return actions.map { action in
+                defer { seen[action.name, default: 0] += 1 }
+                return Identity(name: action.name, index: seen[action.name] ?? 0)
+            }
+        }
+
+        /// Takes a new list of actions (a reload). An action that stays, by its identity, keeps its record;
+        /// one removed while running is forgotten once it ends.
         mutating func replace(_ new: [Action]) {
             actions = new
-            records = records.filter { new.contains($0.key) || $0.value.isRunning }
+            identities = Self.identities(of: new)
+            records = records.filter { identities.contains($0.key) || $0.value.isRunning }
         }
 
         /// The actions `press` calls for, in the configured order: each started, or dropped and why.
         mutating func press(_ press: Press, time: String, at now: ContinuousClock.Instant) -> [Decision] {
-            actions.filter { $0.runs(on: press) }.map { action in
-                var record = records[action] ?? Record()
-                defer { records[action] = record }
+            zip(identities, actions).filter { $0.1.runs(on: press) }.map { identity, action in
+                var record = records[identity] ?? Record()
+                defer { records[identity] = record }
                 switch record.life {
                 case .running:
                     record.dropped += 1
@@ -105,18 +127,18 @@ extension ActionRunner {
                     }
                     record.runs += 1
                     record.life = .running(Run(seq: press.seq, time: time, started: now))
-                    return .start(action)
+                    return .start(action, as: identity)
                 }
             }
         }
 
-        /// `action`'s run ended as `outcome`.
-        mutating func ended(_ action: Action, _ outcome: Outcome, at now: ContinuousClock.Instant) {
-            guard case .running(let run) = records[action]?.life else { return }
-            if actions.contains(action) {
-                records[action]?.life = .idle(last: Ended(run: run, outcome: outcome, took: now - run.started))
+        /// The run of the action `identity` ended as `outcome`.
+        mutating func ended(_ identity: Identity, _ outcome: Outcome, at now: ContinuousClock.Instant) {
+            guard case .running(let run) = records[identity]?.life else { return }
+            if identities.contains(identity) {
+                records[identity]?.life = .idle(last: Ended(run: run, outcome: outcome, took: now - run.started))
             } else {
-                records[action] = nil
+                records[identity] = nil
             }
         }
 
@@ -125,8 +147,8 @@ extension ActionRunner {
 
         /// The configured actions, as a status reply reports them.
         var report: [ActionMessage] {
-            actions.map { action in
-                let record = records[action] ?? Record()
+            zip(identities, actions).map { identity, action in
+                let record = records[identity] ?? Record()
                 return ActionMessage(name: action.name, runs: record.runs, dropped: record.dropped, last: Self.message(record.life))
             }
         }

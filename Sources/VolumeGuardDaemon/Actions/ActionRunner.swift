@@ -22,6 +22,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
 
     private struct Job: Sendable {
         var action: Action
+        var identity: StateMachine.Identity
         var press: Press
     }
 
@@ -54,9 +55,9 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         let decisions = state.withLock { $0.press(press, time: time, at: .now) }
         for decision in decisions {
             switch decision {
-            case .start(let action):
-                if case .terminated = post.yield(Job(action: action, press: press)) {
-                    ended(action, .failed("the daemon is stopping"))
+            case .start(let action, let identity):
+                if case .terminated = post.yield(Job(action: action, identity: identity, press: press)) {
+                    ended(identity, .failed("the daemon is stopping"))
                 }
             case .drop(let action, let drop):
                 var metadata: Logger.Metadata = ["action": "\(action.name)", "seq": "\(press.seq)"]
@@ -79,7 +80,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
             await withDiscardingTaskGroup { group in
                 for await job in jobs {
                     group.addTask {
-                        if let outcome = await self.execute(job) { self.ended(job.action, outcome) }
+                        if let outcome = await self.execute(job) { self.ended(job.identity, outcome) }
                     }
                 }
             }
@@ -87,8 +88,8 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         post.finish()
     }
 
-    private func ended(_ action: Action, _ outcome: StateMachine.Outcome) {
-        state.withLock { $0.ended(action, outcome, at: .now) }
+    private func ended(_ identity: StateMachine.Identity, _ outcome: StateMachine.Outcome) {
+        state.withLock { $0.ended(identity, outcome, at: .now) }
     }
 
     /// Seconds to two decimals, for the log.
