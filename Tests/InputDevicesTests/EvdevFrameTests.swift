@@ -30,10 +30,16 @@ struct EvdevFrameTests {
         #expect(EvdevFrame.split(events) == [.device([Self.key(115, 1), Self.report()]), .kernelReleased([115, 28])])
     }
 
-    @Test("SYN_DROPPED stays where it came, in its frame; events after the last report make a frame of their own")
+    @Test("SYN_DROPPED stands alone where it came; events after the last report make a frame of their own")
     func droppedAndPartial() {
-        let events = [Self.dropped, Self.report(), Self.key(28, 1)]
-        #expect(EvdevFrame.split(events) == [.device([Self.dropped, Self.report()]), .device([Self.key(28, 1)])])
+        let events = [Self.key(115, 1), Self.dropped, Self.report(), Self.key(28, 1)]
+        #expect(EvdevFrame.split(events) == [.device([Self.key(115, 1)]), .dropped, .device([Self.report()]), .device([Self.key(28, 1)])])
         #expect(EvdevFrame.split([]) == [])
+    }
+
+    @Test("SYN_DROPPED in a read with the kernel's own release is kept: the keys must be read again")
+    func droppedBeforeKernelFrame() {
+        let events = [Self.dropped, Self.key(115, 0), Self.report(1)]
+        #expect(EvdevFrame.split(events) == [.dropped, .kernelReleased([115])])
     }
 }

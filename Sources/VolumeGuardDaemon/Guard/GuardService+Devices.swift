@@ -73,13 +73,11 @@ extension GuardService {
             switch frame {
             case .kernelReleased(let ups):
                 handle(.device(.kernelReleased(ups, on: node)))
+            case .dropped:
+                handle(.device(.dropped(node)))
             case .device(let events):
-                for event in events {
-                    if event.isKey {
-                        handle(.device(.key(event.code, value: event.value, on: node)))
-                    } else if event.isDropped {
-                        handle(.device(.dropped(node)))
-                    }
+                for event in events where event.isKey {
+                    handle(.device(.key(event.code, value: event.value, on: node)))
                 }
             }
         }
