@@ -3,6 +3,7 @@
 import socket
 import tempfile
 import unittest
+from unittest import mock
 from typing import Any
 
 # fixtures first: it puts the checkout's package on sys.path.
@@ -173,6 +174,22 @@ class PressesTests(DaemonTestCase):
         self.assertTrue(collector.join(), "the iteration did not end")
         self.assertIsNone(collector.error)
         self.assertTrue(eventually(lambda: self.daemon.raw({"cmd": "status"})["subscribers"] == 0))
+
+    def test_a_close_while_connecting_ends_the_iteration(self) -> None:
+        """A close() between the iterator's check and its connect() (a plugin disabled as it starts) ends
+        it: no watcher is left reading, to take a second photo for every press."""
+        stream = self.client.presses()
+        connect = socket.socket.connect
+
+        def closing_first(connection: socket.socket, address: object) -> None:
+            stream.close()
+            connect(connection, address)
+
+        with mock.patch.object(socket.socket, "connect", closing_first):
+            collector = Collector(stream)
+            self.assertTrue(collector.join(), "the iteration did not end")
+        self.assertIsNone(collector.error)
+        self.assertEqual(collector.events, [])
 
 
 class GestureTests(DaemonTestCase):

@@ -120,13 +120,18 @@ class Presses(Iterator[Event]):
         """Subscribes on a new connection and yields its events until it ends."""
         subscription = self._subscription
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            # Published before `_closed` is checked, while close() sets `_closed` before it reads this:
-            # whichever runs second sees the other's write, so a close is never missed.
+            # Published before `_closed` is checked, while close() sets `_closed` before it reads this and
+            # shuts it down. Linux keeps a shutdown made before the connection, but not every system does
+            # (a socket not yet connected refuses it with ENOTCONN), so `_closed` is checked again once it
+            # is made: a close() that came before that check is seen by it, and one after it shuts down a
+            # connected socket, which wakes the read. Either way no read outlives a close.
             self._connection = connection
             if self._closed.is_set():
                 return
             connection.settimeout(self._timeout)
             connection.connect(subscription.path)
+            if self._closed.is_set():
+                return
             connection.sendall(encode(subscription.request()))
             with connection.makefile("rb") as lines:
                 line = lines.readline()  # the `subscribed` reply, within the timeout
