@@ -152,6 +152,22 @@ struct HTTPListenerTests {
         #expect(again.next()?.id == "2")
         #expect(again.next()?.id == "3")
     }
+
+    @Test("A client that half-closes after its request (nc -N, printf | socat) still gets the answer, kept alive or not")
+    func halfClose() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server, arguments: Self.listener)
+        let port = try await daemon.httpPort()
+        for headers in [[], [("Connection", "close")]] {
+            let socket = try RawSocket(tcpPort: port)
+            #expect(socket.send(Array(HTTPClient.requestHead(port: port, "/status", headers: headers).utf8)))
+            socket.shutdownSending()
+            let reply = try HTTPClient.readReply(socket)
+            #expect(reply.status == 200, "\(headers)")
+            #expect(reply.message.map { if case .status = $0 { true } else { false } } == true, "\(reply.body)")
+            #expect(socket.read(count: 1, timeout: .seconds(5)) == nil, "the connection ends after the answer")
+        }
+    }
 }
 
 /// A TCP port on loopback that nothing listens on now.

@@ -46,6 +46,9 @@ struct HTTPListener: Service, CustomStringConvertible {
             // A bounded send buffer, not the megabytes TCP's autotuning allows: what a stream that stops
             // reading can hold is its queue and this, so it is cut loose after a bounded number of presses.
             .childChannelOption(.socketOption(.so_sndbuf), value: 64 * 1024)
+            // A client may end its side once its request is sent (`nc -N`, `printf ... | socat`): it is
+            // still answered, and the connection closed after the answer. NIO would close it at the EOF.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(host: settings.address.host, port: settings.address.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
