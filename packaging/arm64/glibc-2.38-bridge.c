@@ -16,6 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Against glibc 2.38's headers or newer, the strtol and sscanf calls below would compile to the
+// __isoc23_* functions this file defines, each calling itself; and glibc would have them all anyway.
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 38)
+#error "glibc 2.38 or newer defines these functions itself: this bridge is for a sysroot of glibc 2.36 (bookworm)"
+#endif
+
 #define BRIDGE __attribute__((visibility("hidden")))
 
 BRIDGE long __isoc23_strtol(const char *nptr, char **endptr, int base) { return strtol(nptr, endptr, base); }
