@@ -14,6 +14,18 @@ public struct SinkVolume: Hashable, Sendable, CustomStringConvertible {
         self.channels = channels
     }
 
+    /// The most channels a sink has: libpulse's `PA_CHANNELS_MAX`.
+    public static let channelLimit = 32
+    /// The loudest raw value libpulse takes: `PA_VOLUME_MAX`.
+    public static let rawLimit: UInt32 = .max / 2
+
+    /// `channels`, if an audio server could have them: 1 to `channelLimit` of them, none above `rawLimit`.
+    /// What is read from outside (a record on disk) is checked so.
+    public init?(validating channels: [UInt32]) {
+        guard (1...Self.channelLimit).contains(channels.count), channels.allSatisfy({ $0 <= Self.rawLimit }) else { return nil }
+        self.init(channels: channels)
+    }
+
     /// The same raw value on `count` channels.
     public init(uniform raw: UInt32, count: Int) {
         self.init(channels: Array(repeating: raw, count: count))

@@ -46,4 +46,21 @@ struct OriginalsRecordTests {
         try "{\"guard_a\":".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: (any Error).self) { try OriginalsRecord(path: path).load() }
     }
+
+    @Test("A sink no audio server could have is left out: no channels, more than 32, a value past the maximum")
+    func impossibleLevels() throws {
+        let record =
+            #"{"a":{"volume":[],"muted":false},"b":{"volume":[\#((0..<300).map(String.init).joined(separator: ","))],"muted":false},"#
+            + #""c":{"volume":[4294967295],"muted":true},"d":{"volume":[65536,32768],"muted":true}}"#
+        #expect(
+            try OriginalsRecord.levels(in: Data(record.utf8)) == ["d": SinkLevel(volume: SinkVolume(channels: [65536, 32768]), muted: true)])
+    }
+
+    @Test("A record larger than any the daemon writes is refused unread")
+    func huge() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(repeating: 0x20, count: OriginalsRecord.sizeLimit + 1).write(to: URL(fileURLWithPath: path))
+        #expect(throws: (any Error).self) { try OriginalsRecord(path: path).load() }
+    }
 }

@@ -35,12 +35,23 @@ public struct OriginalsRecord: Sendable {
         var muted: Bool
     }
 
+    /// The most a record may hold: a few dozen bytes a sink. A larger file is no record this daemon wrote.
+    static let sizeLimit = 1 << 20
+
     /// The recorded levels; empty when there is no record.
     func load() throws -> [String: SinkLevel] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        let entries = try JSONDecoder().decode([String: Entry].self, from: Data(contentsOf: URL(filePath: path)))
-        return entries.compactMapValues { entry in
-            entry.volume.isEmpty ? nil : SinkLevel(volume: SinkVolume(channels: entry.volume), muted: entry.muted)
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        guard size <= Self.sizeLimit else { throw Failure(operation: "read", path: path, code: Errno.fileTooLarge) }
+        return try Self.levels(in: Data(contentsOf: URL(filePath: path)))
+    }
+
+    /// The levels a record's bytes hold. A crash can leave anything in the file: what is not JSON is an
+    /// error, and a sink whose level no audio server could have (no channels, more than libpulse's 32,
+    /// a value past its maximum) is left out, so that nothing read here is ever written to a sink.
+    package static func levels(in data: Data) throws -> [String: SinkLevel] {
+        try JSONDecoder().decode([String: Entry].self, from: data).compactMapValues { entry in
+            SinkVolume(validating: entry.volume).map { SinkLevel(volume: $0, muted: entry.muted) }
         }
     }
 
