@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "VolumeGuardCore", targets: ["VolumeGuardCore"]),
         .library(name: "GuardProtocol", targets: ["GuardProtocol"]),
         .library(name: "VolumeGuardClient", targets: ["VolumeGuardClient"]),
+        // For the fuzzing package in Fuzz/, which builds its libFuzzer executable with sanitizers.
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -73,6 +75,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // EmbeddedChannel, in which `OutsideInput` runs the HTTP decoder for the fuzz targets.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -134,6 +138,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The parsers of outside input as libFuzzer targets (`scripts/fuzz`), and their corpora and crashers
+        // replayed by the tests. Not part of the executable.
+        .target(name: "FuzzTargets", dependencies: ["GuardConfig", "GuardSettings", "InputDevices", "VolumeGuardCore", "VolumeGuardDaemon"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "VolumeGuardCoreTests",
             dependencies: ["GuardProtocol", "VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]

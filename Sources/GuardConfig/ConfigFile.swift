@@ -50,9 +50,14 @@ public struct ConfigFile: Sendable {
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
-        if let line = TOMLNesting.firstLineTooDeep(in: text) {
+        switch TOMLPrescan.check(text) {
+        case .tooDeep(let line):
             throw ConfigError(
-                path: path, line: line, message: "nests tables or arrays more than \(TOMLNesting.limit) levels deep (a config file needs two)")
+                path: path, line: line, message: "nests tables or arrays more than \(TOMLPrescan.limit) levels deep (a config file needs two)")
+        case .keyStart(let line):
+            throw ConfigError(path: path, line: line, message: "a key starts with a letter, a digit, `-`, `_` or a quote")
+        case nil:
+            break
         }
         let table: TOMLTable
         do {

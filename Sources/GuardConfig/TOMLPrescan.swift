@@ -1,4 +1,5 @@
-/// How deep a TOML text nests its tables and arrays, measured before the TOML parser sees it.
+/// What a TOML text must not hand toml++, found before the parser sees it: nesting too deep, and a key
+/// that starts with what no key starts with.
 ///
 /// toml++ limits the nesting of arrays and inline tables (256), but not of tables made by dotted keys:
 /// `[a.a.a…]` makes one table a segment, and both its parse and its tables' destructor recurse once a
@@ -6,20 +7,30 @@
 /// levels deep (`[[action]]`), so a file deeper than `limit` is refused here, by line, before the
 /// parser recurses.
 ///
+/// toml++ also asserts (and aborts the process) where a table header's key starts with neither a bare
+/// key's character nor a quote (`[[ [a]]`, found by fuzzing); other keys it checks itself. Every key
+/// start is held to that here.
+///
 /// The count is a TOML lexer's: strings (basic, literal, multi-line) and comments hide what they hold,
 /// a dot counts as a level only between the segments of a key (a table header's, a key's, an inline
 /// table's), and every `[` and `{` of a value counts one. Where the text is not TOML, the count is
 /// still an upper bound of what the parser builds before it stops at the mistake.
-enum TOMLNesting {
+enum TOMLPrescan {
     /// Deeper than any config file needs, and far below what the daemon's 1 MB thread stacks hold.
     static let limit = 32
 
-    /// The first line (1-based) at which `text` nests deeper than `limit`; nil when it never does.
-    static func firstLineTooDeep(in text: String, limit: Int = limit) -> Int? {
+    /// What is wrong, and on which line (1-based).
+    enum Finding: Hashable {
+        case tooDeep(line: Int)
+        case keyStart(line: Int)
+    }
+
+    /// The first thing wrong in `text`, if any.
+    static func check(_ text: String, limit: Int = limit) -> Finding? {
         var scanner = Scanner(limit: limit)
         for byte in text.utf8 {
             scanner.take(byte)
-            if scanner.tooDeep { return scanner.line }
+            if let finding = scanner.finding { return finding }
         }
         return nil
     }
@@ -55,7 +66,11 @@ enum TOMLNesting {
         /// Quotes seen in a row, to find `"""`, `'''` and their ends.
         var quotes = 0
         var inComment = false
-        var tooDeep = false
+        /// A key's segment starts next (after `[`, `[[`, `.`, or `{` and `,` in an inline table); blanks
+        /// may come first. `headerOpen`: just after a header's first `[`, where a second makes `[[`.
+        var keyExpected = false
+        var headerOpen = false
+        var finding: Finding?
 
         mutating func take(_ byte: UInt8) {
             if byte == UInt8(ascii: "\n") { line += 1 }
@@ -70,6 +85,7 @@ enum TOMLNesting {
                 }
                 return
             }
+            if keyExpected && !takeKeyStart(byte) { return }
             switch byte {
             case UInt8(ascii: "#"): inComment = true
             case UInt8(ascii: "\n"): endOfLine()
@@ -81,20 +97,52 @@ enum TOMLNesting {
             }
         }
 
+        /// A byte where a key is to start: blanks wait, a quote or a bare key's character starts it (and is
+        /// taken as usual: true), `[[`'s second bracket and an inline table's `}` are no key; anything else
+        /// is refused.
+        private mutating func takeKeyStart(_ byte: UInt8) -> Bool {
+            let opening = headerOpen
+            headerOpen = false
+            if isBlank(byte) { return false }
+            // The line's end: `endOfLine` judges a header left without its key.
+            if byte == UInt8(ascii: "\n") { return true }
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                keyExpected = false
+                return true
+            case UInt8(ascii: "[") where opening:
+                return false
+            case UInt8(ascii: "}"):
+                if case .key = place, open.last?.isTable == true {
+                    keyExpected = false
+                    return true
+                }
+            default:
+                break
+            }
+            finding = .keyStart(line: line)
+            return false
+        }
+
         private mutating func takeStructure(_ byte: UInt8) {
             switch (place, byte) {
             case (.statementStart, UInt8(ascii: "[")):
                 place = .header(segments: 1)
+                keyExpected = true
+                headerOpen = true
             case (.statementStart, _) where !isBlank(byte):
                 place = .key(base: tableDepth, segments: 1)
             case (.header(let segments), UInt8(ascii: ".")):
                 place = .header(segments: segments + 1)
+                keyExpected = true
                 check(segments + 1)
             case (.header(let segments), UInt8(ascii: "]")):
                 tableDepth = segments
                 place = .afterHeader
             case (.key(let base, let segments), UInt8(ascii: ".")):
                 place = .key(base: base, segments: segments + 1)
+                keyExpected = true
                 check(base + segments + 1)
             case (.key(let base, let segments), UInt8(ascii: "=")):
                 valueDepth = base + segments
@@ -104,14 +152,22 @@ enum TOMLNesting {
                 check(depth)
                 let isTable = byte == UInt8(ascii: "{")
                 open.append((depth, isTable))
-                if isTable { place = .key(base: depth, segments: 1) } else { valueDepth = depth }
+                if isTable {
+                    place = .key(base: depth, segments: 1)
+                    keyExpected = true
+                } else {
+                    valueDepth = depth
+                }
             case (.value, UInt8(ascii: "]")), (.value, UInt8(ascii: "}")), (.key, UInt8(ascii: "}")):
                 // `}` in a key: an empty inline table, or one closed after a trailing comma.
                 _ = open.popLast()
                 valueDepth = open.last?.depth ?? valueDepth
                 place = .value
             case (.value, UInt8(ascii: ",")):
-                if let inner = open.last, inner.isTable { place = .key(base: inner.depth, segments: 1) }
+                if let inner = open.last, inner.isTable {
+                    place = .key(base: inner.depth, segments: 1)
+                    keyExpected = true
+                }
             default:
                 break
             }
@@ -119,6 +175,8 @@ enum TOMLNesting {
 
         /// A line ends: a statement ends with it, unless a value's array is still open.
         private mutating func endOfLine() {
+            if keyExpected, case .header = place { finding = finding ?? .keyStart(line: line - 1) }
+            keyExpected = false
             if case .value = place, !open.isEmpty { return }
             if case .key = place, !open.isEmpty { return }
             open = []
@@ -198,7 +256,7 @@ enum TOMLNesting {
         }
 
         private mutating func check(_ depth: Int) {
-            if depth > limit { tooDeep = true }
+            if depth > limit && finding == nil { finding = .tooDeep(line: line) }
         }
 
         private func isBlank(_ byte: UInt8) -> Bool {

@@ -31,7 +31,7 @@ struct HostileConfigFileTests {
             ("x = [{}, {a = [" + String(repeating: "[", count: 30) + "]}]", 1),
         ])
     func deep(_ text: String, line: Int) {
-        #expect(TOMLNesting.firstLineTooDeep(in: text) == line)
+        #expect(TOMLPrescan.check(text) == .tooDeep(line: line))
     }
 
     @Test(
@@ -46,9 +46,17 @@ struct HostileConfigFileTests {
             "a = \"\\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"",
             "a = \"\"\n" + "b = [" + String(repeating: "1.5, ", count: 100) + "]",
             "[[action]]\nname = \"photo\"\nrun = [\"gphoto2\", \"--capture-image\"]\n[[action]]\non = [\"up\", \"down\"]",
+            "[ a . \"b\" . 'c' ]\nx = { y = 1, z = {} }\n[[ d ]]\n",
         ])
     func shallow(_ text: String) {
-        #expect(TOMLNesting.firstLineTooDeep(in: text) == nil)
+        #expect(TOMLPrescan.check(text) == nil)
+    }
+
+    @Test(
+        "A key that starts with what no key starts with is refused by line: toml++ would abort on some",
+        arguments: [("[[ [\"AB Shutter3\"]\n", 1), ("a = 1\n[a. [b]]", 2), ("[]", 1), ("x = { [ = 1 }", 1), ("[a.\nb]", 1)])
+    func keyStart(_ text: String, line: Int) {
+        #expect(TOMLPrescan.check(text) == .keyStart(line: line))
     }
 
     @Test("A file larger than 1 MiB is refused with the limit, before it is read")

@@ -30,13 +30,6 @@ struct HTTPListener: Service, CustomStringConvertible {
 
     /// Binds the listener before anything else starts, so that a port in use fails the start.
     init(settings: HTTPSettings, gauge: HTTPGauge, guardService: GuardService, logger: Logger) async throws {
-        let limits = {
-            var limits = NIOHTTPDecoderLimitConfiguration()
-            limits.maxHeaderListSize = HTTPRequestPolicy.headerListLimit
-            limits.maxHeaderFieldSize = HTTPRequestPolicy.headerListLimit
-            limits.maxHeaderFieldCount = 100
-            return limits
-        }()
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -58,7 +51,7 @@ struct HTTPListener: Service, CustomStringConvertible {
                     }
                     channel.closeFuture.whenComplete { _ in gauge.closed() }
                     try pipeline.configureHTTPServerPipeline(
-                        withErrorHandling: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits
+                        withErrorHandling: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: HTTPRequestPolicy.decoderLimits
                     )
                     try pipeline.addHandler(HTTPConnectionGuard())
                     return Accepted(connection: try HTTPSession.Connection(wrappingChannelSynchronously: channel))

@@ -46,6 +46,14 @@ struct HTTPRequestPolicy: Sendable {
     static let targetLimit = 8 * 1024
     /// What the decoder reads of header names and values before it refuses the head with 431.
     static let headerListLimit = 16 * 1024
+    /// NIOHTTP1's decoder, held to `headerListLimit` and a hundred fields.
+    static let decoderLimits = {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = headerListLimit
+        limits.maxHeaderFieldSize = headerListLimit
+        limits.maxHeaderFieldCount = 100
+        return limits
+    }()
     /// The longest body read: no route takes one, so it is read and dropped, up to this.
     static let bodyLimit = 4 * 1024
 

@@ -1,0 +1,1 @@
+// libfuzzer.h declares what libFuzzer (linked by -sanitize=fuzzer) defines.
