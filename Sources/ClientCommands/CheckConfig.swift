@@ -19,7 +19,13 @@ public struct CheckConfig: ParsableCommand {
     @Flag(help: "Print the settings the file makes, as JSON.")
     var json = false
 
+    /// The child that parses for every command (`ConfigFile.Parser.child`): the text on standard input,
+    /// a `ConfigFile.ParseOutcome` as JSON on standard output.
+    @Flag(help: .hidden)
+    var parseStdin = false
+
     public func run() throws {
+        if parseStdin { return try Self.parseStandardInput(path: configFile.file.path) }
         let options = try configFile.options()
         if json {
             let encoder = JSONEncoder()
@@ -29,5 +35,18 @@ public struct CheckConfig: ParsableCommand {
             let path = configFile.file.path
             print(FileManager.default.fileExists(atPath: path) ? "\(path): ok" : "\(path): none; the defaults apply")
         }
+    }
+
+    /// Parses the text on standard input in this process, as the file at `path`, and prints the outcome.
+    private static func parseStandardInput(path: String) throws {
+        var bytes: [UInt8] = []
+        while bytes.count <= ConfigFile.sizeLimit, let line = readLine(strippingNewline: false) { bytes += Array(line.utf8) }
+        let outcome: ConfigFile.ParseOutcome
+        do {
+            outcome = .options(try ConfigFile.parse(String(decoding: bytes, as: UTF8.self), path: path))
+        } catch {
+            outcome = .mistake(error)
+        }
+        print(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
     }
 }

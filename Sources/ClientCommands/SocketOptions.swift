@@ -40,8 +40,12 @@ public struct ConfigFileOptions: ParsableArguments {
         try exitingOnMistake { () throws(ConfigError) in try file.read() }
     }
 
+    /// The file, parsed in a child of this very executable: nothing in it can end the command, nor the
+    /// daemon on a reload (`ConfigFile.Parser`).
     public var file: ConfigFile {
-        ConfigFile(path: config ?? ConfigFile.standardPath(environment: environment), required: config != nil)
+        ConfigFile(
+            path: config ?? ConfigFile.standardPath(environment: environment), required: config != nil,
+            parser: .child(executable: "/proc/self/exe"))
     }
 }
 

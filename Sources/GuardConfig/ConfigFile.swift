@@ -14,10 +14,13 @@ public struct ConfigFile: Sendable {
     public let path: String
     /// Whether the file was asked for by name (`--config`): then it must exist.
     public let required: Bool
+    /// Where its text is parsed.
+    public let parser: Parser
 
-    public init(path: String, required: Bool = false) {
+    public init(path: String, required: Bool = false, parser: Parser = .inProcess) {
         self.path = path
         self.required = required
+        self.parser = parser
     }
 
     /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
@@ -41,7 +44,10 @@ public struct ConfigFile: Sendable {
             throw ConfigError(path: path, message: "cannot be read: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: path, message: "cannot be read: not UTF-8 text") }
-        return try Self.parse(text, path: path)
+        switch parser {
+        case .inProcess: return try Self.parse(text, path: path)
+        case .child(let executable): return try Self.parseInChild(text, path: path, executable: executable)
+        }
     }
 
     /// The keys of a file's top level: every setting's, and `action`.

@@ -1,6 +1,6 @@
 /// What is wrong with the config file, and where: the CLI prints it and exits 2, a reload logs it and
 /// keeps the configuration it has.
-public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ConfigError: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     public var path: String
     /// 1-based; nil when the file could not be read at all.
     public var line: Int?

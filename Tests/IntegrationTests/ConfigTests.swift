@@ -98,7 +98,25 @@ struct ConfigTests {
         #expect(try server.isMuted("guard_b"))
     }
 
-    @Test("A reload of a FIFO, a device or a file nested 20,000 deep keeps the configuration; the daemon answers and stops")
+    /// A file on which toml++ asserts and aborts the process that parses it (Fuzz/open/README.md).
+    static let openCrasher = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/open/config-file/toml++-asserts-in-parse-time-on-a-broken-date-time").path
+
+    @Test("A file that crashes the TOML parser is a mistake like any other: config and run exit 2 naming it (every one in Fuzz/open)")
+    func parserCrash() throws {
+        let open = URL(fileURLWithPath: Self.openCrasher).deletingLastPathComponent()
+        let files = try FileManager.default.contentsOfDirectory(atPath: open.path).map { open.appendingPathComponent($0).path }
+        #expect(files.contains(Self.openCrasher))
+        for file in files {
+            for arguments in [["config"], ["run", "--source", "input", "--devices", "none"]] {
+                let (status, _, errors) = try outcome(of: [Daemon.binary] + arguments + ["--config", file])
+                #expect(status == 2, "\(arguments) \(file): \(errors)")
+                #expect(errors.contains("crashed the TOML parser (signal 6), so it is refused; the parser said:"), "\(errors)")
+            }
+        }
+    }
+
+    @Test("A reload of a FIFO, a device, a file that crashes the TOML parser or one nested 20,000 deep keeps the configuration; the daemon answers and stops")
     func hostileReloads() async throws {
         let server = try AudioServer(.pulseaudio)
         let config = server.runtimeDirectory + "/config.toml"
@@ -107,10 +125,12 @@ struct ConfigTests {
         let daemon = try await Daemon(on: server, arguments: ["--config", config])
         #expect(try await daemon.status().sink == "guard_a")
         let deep = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".") + "]\n"
+        let asserting = try String(contentsOfFile: Self.openCrasher, encoding: .utf8)
         let hostile: [(make: () throws -> Void, refusal: String)] = [
             ({ #expect(mkfifo(config, 0o600) == 0) }, "config.toml: is a pipe"),
             ({ #expect(symlink("/dev/zero", config) == 0) }, "config.toml: is not a regular file"),
             ({ try deep.write(toFile: config, atomically: true, encoding: .utf8) }, "config.toml:1: nests tables or arrays more than 32 levels"),
+            ({ try asserting.write(toFile: config, atomically: true, encoding: .utf8) }, "config.toml: crashed the TOML parser (signal 6)"),
         ]
         for (number, file) in hostile.enumerated() {
             unlink(config)
