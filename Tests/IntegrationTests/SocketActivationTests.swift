@@ -24,7 +24,11 @@ struct SocketActivationTests {
             status = child.wait()
             sys.exit(status if status >= 0 else 128 - status)
             """
-        let passed = ["PULSE_SERVER", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NOTIFY_SOCKET"]
+        // And, when set, what a sanitizer (scripts/sanitize) or qemu-user (scripts/test --release --arch arm64)
+        // needs of the environment: systemd-socket-activate passes nothing else.
+        let passed =
+            ["PULSE_SERVER", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NOTIFY_SOCKET"]
+            + ["ASAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE", "QEMU_LD_PREFIX"].filter { ProcessInfo.processInfo.environment[$0] != nil }
         return ["/usr/bin/python3", "-c", relay, "/usr/bin/systemd-socket-activate", "--listen=\(path)"] + passed.map { "--setenv=\($0)" }
     }
 

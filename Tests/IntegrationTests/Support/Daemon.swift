@@ -105,6 +105,13 @@ final class Daemon: @unchecked Sendable {
         get throws { try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count }
     }
 
+    /// Whether the daemon's anonymous memory is its own: a sanitizer's shadow memory and quarantine
+    /// (`scripts/sanitize`), or qemu-user's translated code (`scripts/test --release --arch arm64`), count
+    /// in it too, and the memory bounds hold for a native, uninstrumented daemon only.
+    static let memoryIsItsOwn = ["VOLUME_GUARD_TEST_SANITIZER", "VOLUME_GUARD_TEST_QEMU_USER"].allSatisfy {
+        ProcessInfo.processInfo.environment[$0] == nil
+    }
+
     /// The daemon's own resident memory (anonymous pages: heap and stacks) in KiB. Code and library
     /// pages are shared and reclaimable, and come and go with what has run lately: not what the daemon
     /// holds on to.
