@@ -64,7 +64,9 @@ final class Daemon: @unchecked Sendable {
         let isolated = ["XDG_CONFIG_HOME": directory + "/daemon-config", "XDG_STATE_HOME": directory + "/daemon-state"]
         // The harness's own variables are not the daemon's: an action listing its environment would show them.
         var inherited = ProcessInfo.processInfo.environment
-        for harness in ["VOLUME_GUARD_BINARY", "VOLUME_GUARD_TEST_SERVERS"] { inherited[harness] = nil }
+        for harness in inherited.keys where harness == "VOLUME_GUARD_BINARY" || harness.hasPrefix("VOLUME_GUARD_TEST_") {
+            inherited[harness] = nil
+        }
         let merged = inherited.merging(isolated) { $1 }.merging(environment) { $1 }
         stateDirectory = merged["XDG_STATE_HOME"]!
         process.environment = merged
