@@ -29,7 +29,7 @@ struct IdleTests {
         let woken = after.map { thread, now in (name: now.name, count: now.count - (before[thread]?.count ?? 0)) }
         let total = woken.reduce(0) { $0 + $1.count }
         let threads = woken.sorted { $0.name < $1.name }.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
-        #expect(total <= 2, "\(total) context switches in 5 s at rest (\(threads))")
+        #expect(!Daemon.runsNatively || total <= 2, "\(total) context switches in 5 s at rest (\(threads))")
         #expect(await daemon.stop() == 0)
     }
 }
