@@ -52,6 +52,13 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
             f'devices = ["{SHUTTER}", "{SHUTTER_IDS}", "{PRESENTER_IDS}", "{CLICKER_LINK}", "{SLOW}"]\n'
             'keys = ["KEY_ENTER", "KEY_PAGEUP"]\n'
             'log-level = "debug"\n'
+            # A command on the shutter's Enter, as a booth takes a collage: its runs have a thread of their
+            # own waiting in epoll_wait, which flood_while_stopped stops and continues.
+            "[[action]]\n"
+            'name = "enter"\n'
+            'on = "KEY_ENTER"\n'
+            f'device = "{SHUTTER} Keyboard"\n'
+            'run = ["true"]\n'
         )
         self.daemon = Daemon(binary, self.user, [], "the input daemon")
         # Present before the daemon starts.
@@ -94,6 +101,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
                 self.replay_with_releases,
                 self.double,
                 self.dropped_events,
+                self.flood_while_stopped,
                 self.made_after_start,
                 self.by_id_path,
                 self.readable_later,

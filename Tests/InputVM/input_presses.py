@@ -1,12 +1,27 @@
 """The input daemon's scenarios about what a grabbed remote's keys become: presses and their releases,
-gestures, what the Python client and `volume-guard watch` show of them, and a reader buffer overrun.
+gestures, what the Python client and `volume-guard watch` show of them, and a reader buffer overrun, also
+one that comes while the daemon is stopped.
 """
 
+import signal
 import subprocess
 import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
 
-from harness import START_WAIT, WAIT, Message
-from helpers import InputDaemonPart, entry_of, from_device, is_gesture, is_press, is_release, latencies, read_lines, tap
+from harness import START_WAIT, WAIT, Message, Timeout
+from helpers import (
+    InputDaemonPart,
+    entry_of,
+    from_device,
+    is_gesture,
+    is_press,
+    is_release,
+    latencies,
+    read_lines,
+    tap,
+)
 from remote import Reader
 from volume_guard import Client  # the checkout's, which harness puts on sys.path
 
@@ -215,3 +230,79 @@ class PressScenarios(InputDaemonPart):
         self.checks.equal(
             "still grabbed", self.daemon.wait_device("the consumer control", entry_of(device)).get("state"), "grabbed"
         )
+
+    def flood_while_stopped(self) -> None:
+        """Issue #37: the daemon stopped (SIGSTOP, as a debugger or a shell's Ctrl-Z stops it) while the remote
+        sends forty taps and leaves a key down, more than a reader's buffer holds, then continued (SIGCONT).
+        It goes on from the keys' state, as after any overrun. Linux fails some blocking calls with EINTR
+        after a stop, even without a signal handler (signal(7)), epoll_wait among them: the arm64 build,
+        compiled by Swift 6.2.3, took that -1 in the thread that waits on the actions' commands for
+        4,294,967,295 events and trapped (scripts/arm64-build). So an action runs first, to have that
+        thread waiting."""
+        device, process = self.shutter.consumer, self.daemon.process
+        assert process is not None
+        self.run_enter_action("the action runs")
+        mark = self.subscriber.mark()
+        process.send_signal(signal.SIGSTOP)
+        try:
+            self.wait_state("stopped", lambda state: state == "T")
+            device.send(*[("KEY_VOLUMEDOWN", value) for _ in range(40) for value in (1, 0)], ("KEY_VOLUMEUP", 1))
+            # Its timers come due meanwhile (the hold delay, 0.5 s, among them), and the kernel repeats the key.
+            time.sleep(2)
+        finally:
+            process.send_signal(signal.SIGCONT)
+        try:
+            hold = self.subscriber.wait_for(
+                "a hold of the key left down", is_gesture_of("hold_start", "KEY_VOLUMEUP"), mark
+            )
+        except Timeout:
+            hold = None  # the connection ended, or no hold came: the checks below say which
+        try:
+            status = process.wait(WAIT if hold is None else 0.1)
+        except subprocess.TimeoutExpired:
+            status = None
+        # Its exit status otherwise: -5 for SIGTRAP, a Swift runtime trap on aarch64 (SIGILL on x86_64).
+        if not self.checks.equal("the daemon runs on", status, None) or hold is None:
+            raise Timeout(f"no hold of the key left down came; lines since the stop: {self.subscriber.since(mark)}")
+        self.checks.equal("it answers status", self.daemon.status().get("state"), "guarding")
+        presses = [m for m in self.subscriber.since(mark) if m.get("type") == "press"]
+        released = {m["seq"] for m in self.subscriber.since(mark) if m.get("type") == "release"}
+        self.checks.info(f"{len(presses)} presses from the forty taps and the key left down")
+        self.checks.check("events were dropped (all read, they make 41 presses)", len(presses) < 41, presses)
+        self.checks.equal(
+            "no press left down but the key's that is down",
+            [m.get("key") for m in presses if m["seq"] not in released],
+            ["KEY_VOLUMEUP"],
+        )
+        self.checks.equal("one press of it", [m.get("key") for m in presses].count("KEY_VOLUMEUP"), 1)
+        self.checks.equal("the hold is that press's", hold["seq"], presses[-1]["seq"])
+        device.up("KEY_VOLUMEUP")
+        release = self.subscriber.wait_for("its release", is_release(hold["seq"]), mark)
+        self.checks.equal("its release, when it is let up", release.get("cause"), "key-up")
+        self.checks.equal(
+            "still grabbed", self.daemon.wait_device("the consumer control", entry_of(device)).get("state"), "grabbed"
+        )
+        self.run_enter_action("an action runs after it")
+
+    def run_enter_action(self, what: str) -> None:
+        """Taps the shutter's Enter and waits until status counts one more run of the action on it."""
+
+        def runs(status: Message) -> int:
+            return sum(action.get("runs", 0) for action in status.get("actions", []) if action.get("name") == "enter")
+
+        before = runs(self.daemon.status())
+        tap(self.subscriber, self.shutter.keyboard, "KEY_ENTER")
+        self.daemon.wait_status(what, lambda status: runs(status) > before, START_WAIT)
+        self.checks.check(what, True)
+
+    def wait_state(self, what: str, accept: Callable[[str], bool]) -> None:
+        """Until the daemon's process state (R, S; T while stopped) is one `accept` takes."""
+        deadline = time.monotonic() + WAIT
+        while not accept(state := Path(f"/proc/{self.daemon.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]):
+            if time.monotonic() > deadline:
+                raise Timeout(f"the daemon {what}: not within {WAIT:.0f} s (state {state})")
+            time.sleep(0.05)
+
+
+def is_gesture_of(gesture: str, key: str) -> Callable[[Message], bool]:
+    return lambda m: m.get("type") == "gesture" and m.get("gesture") == gesture and m.get("key") == key
