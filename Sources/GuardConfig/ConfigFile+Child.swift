@@ -58,8 +58,8 @@ extension ConfigFile {
 
     /// The child's last line, for the message: toml++'s assertion, say.
     private static func lastWords(_ output: [UInt8]) -> String {
-        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        return lines.last(where: { !$0.isEmpty }).map { "; the parser said: \($0)" } ?? ""
+        let lines = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
+        return lines.last(where: { !$0.allSatisfy(\.isWhitespace) }).map { "; the parser said: \($0.drop(while: \.isWhitespace))" } ?? ""
     }
 }
 
