@@ -75,8 +75,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // EmbeddedChannel, in which `OutsideInput` runs the HTTP decoder for the fuzz targets.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -140,7 +138,14 @@ let package = Package(
         ),
         // The parsers of outside input as libFuzzer targets (`scripts/fuzz`), and their corpora and crashers
         // replayed by the tests. Not part of the executable.
-        .target(name: "FuzzTargets", dependencies: ["GuardConfig", "GuardSettings", "InputDevices", "VolumeGuardCore", "VolumeGuardDaemon"]),
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "GuardConfig", "GuardSettings", "InputDevices", "VolumeGuardCore", "VolumeGuardDaemon",
+                // EmbeddedChannel, in which the HTTP target runs NIOHTTP1's decoder as the listener does.
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "VolumeGuardCoreTests",

@@ -28,8 +28,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let text = String(validating: bytes, as: UTF8.self) else { return }
             _ = try? ConfigFile.parse(text, path: "fuzz.toml")
         case .httpHead:
-            let origins = [WebOrigin("http://127.0.0.1:8000"), WebOrigin("https://booth.example")].compactMap { $0 }
-            _ = OutsideInput.httpDecisions(bytes, origins: origins, address: ListenAddress(host: "127.0.0.1", port: 8370))
+            HTTPReplay.run(bytes)
         case .evdev:
             var replay = EvdevReplay(bytes)
             replay.run()
