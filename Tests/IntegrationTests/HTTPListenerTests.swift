@@ -153,6 +153,20 @@ struct HTTPListenerTests {
         #expect(again.next()?.id == "3")
     }
 
+    @Test("An event stream whose client closes is given up at once, not at the next heartbeat")
+    func streamClosed() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server, arguments: Self.listener)
+        let port = try await daemon.httpPort()
+        var socket: RawSocket? = try RawSocket(tcpPort: port)
+        #expect(socket?.send(Array(HTTPClient.requestHead(port: port, "/events").utf8)) == true)
+        #expect(try HTTPClient.readHead(socket!).status == 200)
+        #expect(try await eventually { try await daemon.status().subscribers == 1 })
+        socket = nil
+        // The heartbeat, which would find it gone by a failed write, comes every 15 s.
+        #expect(try await eventually(within: .seconds(5)) { try await daemon.status().subscribers == 0 })
+    }
+
     @Test("A client that half-closes after its request (nc -N, printf | socat) still gets the answer, kept alive or not")
     func halfClose() async throws {
         let server = try AudioServer(.pulseaudio)

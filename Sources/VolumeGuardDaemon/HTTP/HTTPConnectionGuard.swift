@@ -24,6 +24,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadline: Scheduled<Void>?
     /// A response's head is written and its end is not.
     private var responding = false
+    /// The response is an event stream, which has no end.
+    private var streaming = false
+    /// The client ended its side (the listener allows half-closed connections, so that `nc -N` is answered).
+    private var inputClosed = false
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(context) }
@@ -44,9 +48,25 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    /// A client that ends its side is gone for an event stream: an `EventSource` never half-closes, so its
+    /// FIN is its close, and its place is given up at once, not at the next line's failed write.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event as? ChannelEvent == .inputClosed {
+            inputClosed = true
+            if streaming { return context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head) where head.status.code >= 200: responding = true
+        case .head(let head) where head.status.code >= 200:
+            responding = true
+            streaming = head.headers[canonicalForm: "content-type"].contains { $0.hasPrefix("text/event-stream") }
+            if streaming && inputClosed {
+                context.write(data, promise: promise)
+                return context.close(promise: nil)
+            }
         case .end:
             responding = false
             arm(context)
