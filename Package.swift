@@ -166,6 +166,7 @@ let package = Package(
             dependencies: [
                 "VolumeGuardDaemon", "GuardConfig", "GuardSettings", "VolumeGuardCore", "GuardProtocol",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

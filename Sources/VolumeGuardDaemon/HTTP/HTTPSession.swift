@@ -86,7 +86,7 @@ struct HTTPSession {
         await guardService.subscribe(queue, id: nil, since: since, interests: interests)
         let interval = EventStreamFrame.heartbeatInterval
         let heartbeat = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { task in
-            if !queue.send(EventStreamFrame.heartbeat) { task.cancel() }
+            if queue.send(EventStreamFrame.heartbeat) != .queued { task.cancel() }
         }
         await queue.untilClosed()
         heartbeat.cancel()

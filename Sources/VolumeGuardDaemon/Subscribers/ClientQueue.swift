@@ -48,42 +48,42 @@ final class ClientQueue: Sendable {
         channel.closeFuture.whenComplete { [self] _ in state.withLock { $0.open = false } }
     }
 
-    /// Sends a line (for an event stream: an event); false when the client is gone or was just cut loose for not reading.
+    /// What became of a line sent.
+    enum Delivery: Equatable {
+        /// On its way to the client.
+        case queued
+        /// Too many lines wait unwritten: the client is cut loose (told so, and closed), the line dropped.
+        case cutLoose
+        /// The connection was closed, or cut loose before: nothing to deliver to.
+        case gone
+    }
+
+    /// Sends a line (for an event stream: an event).
     @discardableResult
-    func send(_ line: ByteBuffer) -> Bool {
-        let admission = state.withLock { state -> Admission in
+    func send(_ line: ByteBuffer) -> Delivery {
+        let delivery = state.withLock { state -> Delivery in
             guard state.open else { return .gone }
             guard state.waiting < capacity else {
                 state.open = false
-                return .overflow
+                return .cutLoose
             }
             state.waiting += 1
-            return .admitted
+            return .queued
         }
-        switch admission {
-        case .admitted:
+        switch delivery {
+        case .queued:
             channel.eventLoop.execute { [self] in
                 write(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
             }
-            return true
-        case .overflow:
+        case .cutLoose:
             channel.eventLoop.execute { [self] in
                 let farewell = ByteBuffer(line: ErrorMessage(RequestError(.tooSlow, "too many unread lines; disconnecting")))
                 _ = write(carrier == .socket ? farewell : EventStreamFrame.event(line: farewell))
                 channel.close(promise: nil)
             }
-            return false
-        case .gone:
-            return false
+        case .gone: break
         }
-    }
-
-    private enum Admission {
-        case admitted
-        /// Too many lines wait: the client is cut loose.
-        case overflow
-        /// The connection is closed, or was cut loose before.
-        case gone
+        return delivery
     }
 
     /// Closes the connection once every line sent so far is written.

@@ -61,7 +61,7 @@ struct SubscriberHub {
             if interests.states, let announced { queue.send(EventStreamFrame.event(line: ByteBuffer(line: announced))) }
         }
         for (seq, line) in replay.lines {
-            guard queue.send(queue.carrier == .socket ? line : EventStreamFrame.event(id: seq, line: line)) else { return }
+            guard queue.send(queue.carrier == .socket ? line : EventStreamFrame.event(id: seq, line: line)) == .queued else { return }
         }
         subscribers[ObjectIdentifier(queue)] = (queue, interests)
     }
@@ -105,11 +105,12 @@ struct SubscriberHub {
     }
 
     /// Queues one line (or, for an event stream, its `event`) for every subscriber that wants its kind;
-    /// one that cannot take it is dropped.
+    /// one that is cut loose for not reading is dropped, and counted. One whose connection closed is left
+    /// for its session to unsubscribe as it ends.
     private mutating func broadcast(_ line: ByteBuffer, event: ByteBuffer, kind: Kind) -> Int {
         var cutLoose = 0
         for (key, subscriber) in subscribers where subscriber.interests.wants(kind) {
-            guard !subscriber.queue.send(subscriber.queue.carrier == .socket ? line : event) else { continue }
+            guard subscriber.queue.send(subscriber.queue.carrier == .socket ? line : event) == .cutLoose else { continue }
             subscribers[key] = nil
             cutLoose += 1
         }
