@@ -21,11 +21,18 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// How long a request may take to arrive, and a kept-alive connection may wait for the next one.
     static let requestDeadline: TimeAmount = .seconds(10)
 
+    /// Where the connection's current exchange is.
+    private enum Exchange {
+        /// No response is under way: a request is awaited or arriving.
+        case awaitingResponse
+        /// A response's head is written and its end is not.
+        case responding
+        /// The response is an event stream, which has no end.
+        case streaming
+    }
+
     private var deadline: Scheduled<Void>?
-    /// A response's head is written and its end is not.
-    private var responding = false
-    /// The response is an event stream, which has no end.
-    private var streaming = false
+    private var exchange = Exchange.awaitingResponse
     /// The client ended its side (the listener allows half-closed connections, so that `nc -N` is answered).
     private var inputClosed = false
 
@@ -53,7 +60,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event as? ChannelEvent == .inputClosed {
             inputClosed = true
-            if streaming { return context.close(promise: nil) }
+            if exchange == .streaming { return context.close(promise: nil) }
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -61,14 +68,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200:
-            responding = true
-            streaming = head.headers[canonicalForm: "content-type"].contains { $0.hasPrefix("text/event-stream") }
+            let streaming = head.headers[canonicalForm: "content-type"].contains { $0.hasPrefix("text/event-stream") }
+            exchange = streaming ? .streaming : .responding
             if streaming && inputClosed {
                 context.write(data, promise: promise)
                 return context.close(promise: nil)
             }
         case .end:
-            responding = false
+            exchange = .awaitingResponse
             arm(context)
         default: break
         }
@@ -77,7 +84,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
-        if !responding {
+        if exchange == .awaitingResponse {
             let refusal: HTTPRequestPolicy.Refusal =
                 if case .headerOverflow = parserError {
                     .init(
