@@ -2,9 +2,9 @@ import FoundationEssentials
 import GuardProtocol
 import GuardSettings
 import Logging
+import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Subprocess
-import Synchronization
 import SystemPackage
 import VolumeGuardCore
 
@@ -26,13 +26,13 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         var press: Press
     }
 
-    private let state: Mutex<StateMachine>
+    private let state: NIOLockedValueBox<StateMachine>
     private let jobs: AsyncStream<Job>
     private let post: AsyncStream<Job>.Continuation
     private let logger: Logger
 
     init(actions: [Action], logger: Logger) {
-        state = Mutex(StateMachine(actions: actions, limit: Self.concurrencyLimit))
+        state = NIOLockedValueBox(StateMachine(actions: actions, limit: Self.concurrencyLimit))
         (jobs, post) = AsyncStream.makeStream(of: Job.self)
         self.logger = logger
     }
@@ -41,18 +41,18 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
 
     /// Takes a new list of actions (a reload); commands already running go on to their end.
     func replace(_ actions: [Action]) {
-        state.withLock { $0.replace(actions) }
+        state.withLockedValue { $0.replace(actions) }
     }
 
     /// The configured actions for a status reply, their counts and last runs; nil when there are none.
     var report: [ActionMessage]? {
-        state.withLock { $0.actions.isEmpty ? nil : $0.report }
+        state.withLockedValue { $0.actions.isEmpty ? nil : $0.report }
     }
 
     /// Starts the actions `press` calls for, or drops them; returns at once.
     func run(for press: Press) {
         let time = WireFormat.timestamp(Date())
-        let decisions = state.withLock { $0.press(press, time: time, at: .now) }
+        let decisions = state.withLockedValue { $0.press(press, time: time, at: .now) }
         for decision in decisions {
             switch decision {
             case .start(let action, let identity):
@@ -89,7 +89,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
     }
 
     private func ended(_ identity: StateMachine.Identity, _ outcome: StateMachine.Outcome) {
-        state.withLock { $0.ended(identity, outcome, at: .now) }
+        state.withLockedValue { $0.ended(identity, outcome, at: .now) }
     }
 
     /// Seconds to two decimals, for the log.

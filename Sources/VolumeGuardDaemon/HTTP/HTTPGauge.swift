@@ -1,5 +1,5 @@
 import GuardSettings
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The HTTP listener as `status` reports it: the address it bound, and its connections, counted as they
 /// are accepted so that it can turn away those beyond `limit`.
@@ -9,7 +9,7 @@ final class HTTPGauge: Sendable {
     static let defaultLimit = 2048
 
     let limit: Int
-    private let state = Mutex<(address: ListenAddress?, connections: Int)>((nil, 0))
+    private let state = NIOLockedValueBox<(address: ListenAddress?, connections: Int)>((nil, 0))
 
     init(limit: Int = HTTPGauge.defaultLimit) {
         self.limit = limit
@@ -17,15 +17,15 @@ final class HTTPGauge: Sendable {
 
     /// Where the listener is bound; nil until it is.
     var address: ListenAddress? {
-        get { state.withLock { $0.address } }
-        set { state.withLock { $0.address = newValue } }
+        get { state.withLockedValue { $0.address } }
+        set { state.withLockedValue { $0.address = newValue } }
     }
 
-    var connections: Int { state.withLock { $0.connections } }
+    var connections: Int { state.withLockedValue { $0.connections } }
 
     /// Counts a new connection; false (not counted) when the listener is full.
     func admit() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.connections < limit else { return false }
             state.connections += 1
             return true
@@ -34,6 +34,6 @@ final class HTTPGauge: Sendable {
 
     /// An admitted connection closed.
     func closed() {
-        state.withLock { $0.connections -= 1 }
+        state.withLockedValue { $0.connections -= 1 }
     }
 }

@@ -1,7 +1,7 @@
 import GuardProtocol
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// One client connection's outbound lines: handed straight to its channel's event loop, with a bound on
 /// how many may wait there unwritten.
@@ -39,13 +39,13 @@ final class ClientQueue: Sendable {
     let carrier: Carrier
     private let channel: Channel
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(channel: Channel, capacity: Int, carrier: Carrier = .socket) {
         self.channel = channel
         self.capacity = capacity
         self.carrier = carrier
-        channel.closeFuture.whenComplete { [self] _ in state.withLock { $0.open = false } }
+        channel.closeFuture.whenComplete { [self] _ in state.withLockedValue { $0.open = false } }
     }
 
     /// What became of a line sent.
@@ -61,7 +61,7 @@ final class ClientQueue: Sendable {
     /// Sends a line (for an event stream: an event).
     @discardableResult
     func send(_ line: ByteBuffer) -> Delivery {
-        let delivery = state.withLock { state -> Delivery in
+        let delivery = state.withLockedValue { state -> Delivery in
             guard state.open else { return .gone }
             guard state.waiting < capacity else {
                 state.open = false
@@ -73,7 +73,7 @@ final class ClientQueue: Sendable {
         switch delivery {
         case .queued:
             channel.eventLoop.execute { [self] in
-                write(line).whenComplete { [self] _ in state.withLock { $0.waiting -= 1 } }
+                write(line).whenComplete { [self] _ in state.withLockedValue { $0.waiting -= 1 } }
             }
         case .cutLoose:
             channel.eventLoop.execute { [self] in

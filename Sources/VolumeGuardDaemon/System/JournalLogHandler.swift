@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import GuardProtocol
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import SystemPackage
 
 /// Log lines on standard error that read well in a terminal and in the journal: `info message key=value`.
@@ -22,11 +22,11 @@ struct JournalLogHandler: LogHandler {
 
     /// The level every handler of the process logs at; a reload sets it.
     final class Threshold: Sendable {
-        private let level: Mutex<Logger.Level>
-        init(_ level: Logger.Level) { self.level = Mutex(level) }
+        private let level: NIOLockedValueBox<Logger.Level>
+        init(_ level: Logger.Level) { self.level = NIOLockedValueBox(level) }
         var value: Logger.Level {
-            get { level.withLock { $0 } }
-            set { level.withLock { $0 = newValue } }
+            get { level.withLockedValue { $0 } }
+            set { level.withLockedValue { $0 = newValue } }
         }
     }
 
