@@ -33,7 +33,13 @@ struct ServerRestartTests {
             let press = try await subscriber.waitForPresses(cycle + 1)[cycle]
             #expect(press.seq == UInt64(cycle + 1))
             try await expectVolume(server, "guard_a", [26214, 26214])
-            if cycle == 2 { baseline = (try daemon.openFiles, try daemon.threads, try daemon.anonymousKiB) }
+            // The baseline is the most of cycles 2 to 4: a connection's descriptors for shared memory and its
+            // ring buffer's events come and go as the server sets them up (under a sanitizer, slowly). A leak
+            // of one a restart would still show 16 more at the end.
+            if (2...4).contains(cycle) {
+                let now = (files: try daemon.openFiles, threads: try daemon.threads, kib: try daemon.anonymousKiB)
+                baseline = baseline.map { (max($0.files, now.files), max($0.threads, now.threads), max($0.kib, now.kib)) } ?? now
+            }
         }
         let settled = try #require(baseline)
         let (files, threads, kib) = (try daemon.openFiles, try daemon.threads, try daemon.anonymousKiB)
