@@ -15,7 +15,8 @@
  *   floor    set held±step, time until the observer gets the sink change event; then set held back.
  *   latency  set held±step with a guard running; time to the press line and to the observer's first
  *            reading of the held level (read issued after a change event that followed the set).
- *   fanout   latency with N subscribers: time until the last of them has the press line.
+ *   fanout   latency with N subscribers: time until the last of them has the press line (and each
+ *            set's own CLOCK_MONOTONIC time, t0_us, for benchmarks/fanout_trace.py).
  *   rate     N relative +step presses at a fixed interval (read current, set current+step).
  *   burst    N relative +step presses back to back (the next as soon as the previous set is acked).
  *   set      sets the sink to --held; get reads it. Both print the level read.
@@ -447,6 +448,7 @@ static void mode_latency(int fanout) {
     double *first = calloc((size_t)samples, sizeof *first);
     double *restore = calloc((size_t)samples, sizeof *restore);
     double *event = calloc((size_t)samples, sizeof *event);   /* the same set's change event at the observer */
+    double *t0s = calloc((size_t)samples, sizeof *t0s);
     int np = 0, nr = 0;
     long missing_press = 0, missing_restore = 0, extra_lines = 0, extra_count = 0, unseen_change = 0;
     observer_reads = 1;
@@ -459,6 +461,7 @@ static void mode_latency(int fanout) {
         if (cur.subs_got == subscribers) {
             event[np] = cur.events ? cur.event_t - cur.t0 : -1;
             press[np] = cur.last_press_t - cur.t0;
+            t0s[np] = cur.t0;
             first[np++] = cur.first_press_t - cur.t0;
         } else {
             missing_press++;
@@ -488,6 +491,7 @@ static void mode_latency(int fanout) {
     print_array(fanout ? "last_us" : "press_us", press, np, 1);
     print_array("event_us", event, np, 1);
     if (fanout) print_array("first_us", first, np, 1);
+    if (fanout) print_array("t0_us", t0s, np, 1);
     print_array("restore_us", restore, nr, 0);
     printf("}\n");
 }
