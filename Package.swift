@@ -36,8 +36,11 @@ let package = Package(
             name: "PulseBridge",
             dependencies: ["CPulse", "VolumeGuardCore"]
         ),
-        // The newline-JSON wire format shared by the daemon and its clients, and the vocabulary its lines use.
-        .target(name: "GuardProtocol"),
+        // The newline-JSON wire format shared by the daemon and its clients, and the vocabulary its lines use;
+        // and the version, from the file VERSION (the plugin VersionFile).
+        .target(name: "GuardProtocol", plugins: ["VersionFile"]),
+        // Writes VERSION into GuardProtocol as Swift, on each build after VERSION changes.
+        .plugin(name: "VersionFile", capability: .buildTool()),
         // A small async client of the control socket (the CLI and tests use it).
         .target(
             name: "VolumeGuardClient",

@@ -66,7 +66,8 @@ public enum ServerMessage: Hashable, Sendable {
     }
 }
 
-/// The release this build belongs to.
+/// The release this build belongs to: the file VERSION at the root of the checkout, which the build plugin VersionFile
+/// (Plugins/VersionFile) writes into this module as `versionFile`.
 public enum VolumeGuardVersion {
-    public static let current = "0.1.0"
+    public static let current = versionFile
 }
