@@ -1,4 +1,4 @@
-# What the arm64 scripts need of this amd64 machine, sourced by scripts/arm64-toolchain, scripts/arm64-root and
+# What the arm64 scripts need of this amd64 machine, sourced by scripts/arm64-toolchain, scripts/debian-root and
 # scripts/input-vm:
 # Debian's packages they run, the archive they fetch from, the names of what they cache, and the kernel's
 # running of arm64 executables through qemu-user. Expects PROG to be set and root to run it.
