@@ -22,34 +22,28 @@ import subprocess
 import sys
 import tempfile
 
-from common import REPO
+from common import HELD, REPO, STEP
+from runner import Bench
 
 
-def run_once(binary, probe, subscribers, samples, directory):
-    server = subprocess.run([os.path.join(REPO, "scripts/audio-server"), "--pulseaudio"], check=True, text=True,
-                            capture_output=True).stdout
-    env = dict(os.environ)
-    for line in server.splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
-        env[key] = value.strip("'\"")
-    socket_path = os.path.join(env["AUDIO_SERVER_DIR"], "fanout-trace.sock")
-    daemon = subprocess.Popen([binary, "run", "--socket", socket_path], env=env, stderr=subprocess.DEVNULL)
+def run_once(bench, subscribers, samples, directory):
+    """One run on a fresh server and guard (started and stopped as scripts/bench does): the probe's result
+    and the scheduler's events, as `perf script` prints them."""
+    bench.start_server(bench.kind)
     try:
-        subprocess.run(["sh", "-c", f"for i in $(seq 100); do [ -S '{socket_path}' ] && exit; sleep 0.1; done; exit 1"],
-                       check=True)
+        socket_path = os.path.join(bench.env["XDG_RUNTIME_DIR"], "fanout-trace.sock")
+        bench.start_guard("volume-guard", socket_path, "trace")
         data = os.path.join(directory, "perf.data")
         result = subprocess.run(["perf", "record", "-q", "-a", "-k", "CLOCK_MONOTONIC", "-e", "sched:sched_switch",
-                                 "-e", "sched:sched_wakeup", "-o", data, "--", probe, "fanout", "--socket", socket_path,
-                                 "--subscribers", str(subscribers), "--samples", str(samples), "--held", "32768",
-                                 "--step", "3277", "--limit-s", "60"], env=env, check=True, text=True,
+                                 "-e", "sched:sched_wakeup", "-o", data, "--", bench.args.probe, "fanout", "--socket",
+                                 socket_path, "--subscribers", str(subscribers), "--samples", str(samples), "--held",
+                                 str(HELD), "--step", str(STEP), "--limit-s", "60"], env=bench.env, check=True, text=True,
                                 capture_output=True).stdout
         script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,time,event,trace"], check=True,
                                 text=True, capture_output=True).stdout
         return json.loads(result), script
     finally:
-        daemon.terminate()
-        daemon.wait()
-        subprocess.run([os.path.join(REPO, "scripts/audio-server"), "--stop"], env=env, check=False)
+        bench.cleanup.all()
 
 
 def events(script):
@@ -105,8 +99,11 @@ def main():
                        shell=True, check=True)
     rows = []
     with tempfile.TemporaryDirectory() as directory:
+        bench = Bench(argparse.Namespace(quick=True, state=directory, out=directory, bin=os.path.abspath(args.bin),
+                                         probe=args.probe))
+        bench.kind = "pulseaudio"
         for run in range(1, args.runs + 1):
-            result, script = run_once(os.path.abspath(args.bin), args.probe, args.subscribers, args.samples, directory)
+            result, script = run_once(bench, args.subscribers, args.samples, directory)
             rows += phases(result, events(script), run)
     columns = ["last", "event", "libpulse woken", "handed over", "loop running", "written"]
     print("µs after the set: the last subscriber's line, the observer's change event, the daemon's libpulse thread")
