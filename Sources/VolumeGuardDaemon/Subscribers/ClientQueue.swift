@@ -30,22 +30,23 @@ final class ClientQueue: Sendable {
     /// that stopped reading is cut loose within 3,000 presses (with the default history of 1,024).
     static let headroom = 256
 
-    private struct State {
-        var open = true
-        /// Lines sent and not yet written to the socket.
-        var waiting = 0
+    private enum State {
+        /// The connection takes lines; `waiting` were sent and are not yet written to the socket.
+        case open(waiting: Int)
+        /// The connection closed, or the client was cut loose: no line goes out any more.
+        case closed
     }
 
     let carrier: Carrier
     private let channel: Channel
     private let capacity: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = NIOLockedValueBox(State.open(waiting: 0))
 
     init(channel: Channel, capacity: Int, carrier: Carrier = .socket) {
         self.channel = channel
         self.capacity = capacity
         self.carrier = carrier
-        channel.closeFuture.whenComplete { [self] _ in state.withLockedValue { $0.open = false } }
+        channel.closeFuture.whenComplete { [self] _ in state.withLockedValue { $0 = .closed } }
     }
 
     /// What became of a line sent.
@@ -62,18 +63,20 @@ final class ClientQueue: Sendable {
     @discardableResult
     func send(_ line: ByteBuffer) -> Delivery {
         let delivery = state.withLockedValue { state -> Delivery in
-            guard state.open else { return .gone }
-            guard state.waiting < capacity else {
-                state.open = false
+            guard case .open(let waiting) = state else { return .gone }
+            guard waiting < capacity else {
+                state = .closed
                 return .cutLoose
             }
-            state.waiting += 1
+            state = .open(waiting: waiting + 1)
             return .queued
         }
         switch delivery {
         case .queued:
             channel.eventLoop.execute { [self] in
-                write(line).whenComplete { [self] _ in state.withLockedValue { $0.waiting -= 1 } }
+                write(line).whenComplete { [self] _ in
+                    state.withLockedValue { if case .open(let waiting) = $0 { $0 = .open(waiting: waiting - 1) } }
+                }
             }
         case .cutLoose:
             channel.eventLoop.execute { [self] in
