@@ -113,7 +113,8 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        // The commands that talk to a running daemon, and `config`: no daemon in them.
+        // The commands that talk to a running daemon, `config`, and the setup's (`learn`, `doctor`), which
+        // also read the devices and ask the audio server themselves: no daemon in them.
         .target(
             name: "ClientCommands",
             dependencies: [
@@ -121,6 +122,7 @@ let package = Package(
                 "GuardProtocol",
                 "GuardSettings",
                 "InputDevices",
+                "PulseBridge",
                 "VolumeGuardClient",
                 "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
