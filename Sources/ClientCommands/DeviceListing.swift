@@ -8,6 +8,10 @@ struct DeviceListing: Encodable {
     var node: String
     var name: String
     var ids: String
+    /// The bus it is on: `usb`, `bluetooth`, …
+    var bus: String
+    /// Its Bluetooth address; absent when it has none.
+    var address: String?
     var stablePaths: [String]
     var readable: Bool
     /// Whether the running daemon grabbed it; absent when no daemon answers.
@@ -24,7 +28,7 @@ struct DeviceListing: Encodable {
     var fix: String?
 
     private enum CodingKeys: String, CodingKey {
-        case node, name, ids, readable, grabbed, state, matches, keys, fix
+        case node, name, ids, bus, address, readable, grabbed, state, matches, keys, fix
         case stablePaths = "stable_paths"
         case keyCount = "key_count"
     }
@@ -35,6 +39,8 @@ struct DeviceListing: Encodable {
         node = device.node
         name = device.name
         ids = device.ids
+        bus = device.busName
+        address = device.address
         stablePaths = device.stablePaths
         self.readable = readable
         let reported = daemon?.first { $0.path == device.node }
@@ -50,10 +56,11 @@ struct DeviceListing: Encodable {
 
     /// The lines `volume-guard devices` prints for it.
     var text: [String] {
-        var lines = ["\(node)  \"\(name)\"  \(ids)"]
+        var lines = ["\(node)  \"\(name)\"  \(ids)  \(bus)"]
         func field(_ label: String, _ value: String) {
             lines.append("    " + label.padding(toLength: 12) + value)
         }
+        if let address { field("address", address) }
         field("stable", stablePaths.isEmpty ? "none" : stablePaths.joined(separator: ", "))
         if readable {
             field("readable", "yes")

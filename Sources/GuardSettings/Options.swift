@@ -166,7 +166,8 @@ public struct Options: Hashable, Sendable, Codable {
             help: """
                 The input devices to take keys from, each grabbed so that no other program sees its keys: a name as \
                 `volume-guard devices` shows it (`AB Shutter3`, which also takes the parts the kernel makes of one \
-                remote), `vendor:product` in hex (`2717:0040`) or a path (`/dev/input/by-id/...`).
+                remote), `vendor:product` in hex (`2717:0040`), a Bluetooth address (`2a:07:98:10:34:9c`, which tells \
+                identical remotes apart) or a path (`/dev/input/by-id/...`).
                 """, needsRestart: true, check: problem(devices:)),
         .list(
             "keys", \.keys, "a list of key names",

@@ -18,18 +18,21 @@ public struct EvdevFile: Sendable {
         return EvdevFile(node: node, descriptor: descriptor)
     }
 
-    /// What the open device says it is (EVIOCGNAME, EVIOCGID, EVIOCGBIT): event numbers are reused, so
-    /// a node opened after a scan may be another device than the one the scan matched.
+    /// What the open device says it is (EVIOCGNAME, EVIOCGID, EVIOCGUNIQ, EVIOCGBIT): event numbers are
+    /// reused, so a node opened after a scan may be another device than the one the scan matched. No
+    /// `uniq` (ENOENT) is an empty one, as sysfs shows it.
     public func info() throws(Errno) -> InputDeviceInfo {
         var name = [CChar](repeating: 0, count: 256)
         try check(cevdev_name(descriptor, &name, name.count - 1))
         var id = input_id()
         try check(cevdev_id(descriptor, &id))
+        var uniq = [CChar](repeating: 0, count: 256)
+        if cevdev_uniq(descriptor, &uniq, uniq.count - 1) < 0 && errno != ENOENT { throw Errno(rawValue: errno) }
         var keys = Self.keyWords()
         try check(cevdev_key_capabilities(descriptor, &keys, keys.count * MemoryLayout<UInt>.size))
         return InputDeviceInfo(
-            node: node, name: String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), vendor: id.vendor,
-            product: id.product, keys: KeyBitmap.codes(words: keys))
+            node: node, name: Self.text(name), vendor: id.vendor, product: id.product, bus: id.bustype, uniq: Self.text(uniq),
+            keys: KeyBitmap.codes(words: keys))
     }
 
     /// The keys down now (EVIOCGKEY): the grab waits for none, and after SYN_DROPPED this is the truth
@@ -72,6 +75,11 @@ public struct EvdevFile: Sendable {
 
     public func close() {
         _ = Glibc.close(descriptor)
+    }
+
+    /// A string an ioctl wrote into `bytes`, up to its NUL.
+    private static func text(_ bytes: [CChar]) -> String {
+        String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Room for a bit per key code, KEY_MAX and below, in the kernel's words.

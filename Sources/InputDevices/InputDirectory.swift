@@ -4,7 +4,7 @@ import VolumeGuardCore
 /// matched and listed without opening a node (which needs a permission the user may not have yet, and
 /// would open devices that nobody configured).
 public enum InputDirectory {
-    /// Every `eventN` device that has at least one key (EV_KEY), by event number: its name, ids and keys
+    /// Every `eventN` device that has at least one key (EV_KEY), by event number: its name, ids, bus, `uniq` and keys
     /// from `sysfs` (`/sys/class/input/eventN/device/…`), its node in `devices`, and its links under
     /// `devices/by-id` and `devices/by-path`. A device that goes away while it is read is left out.
     public static func scan(devices: String = "/dev/input", sysfs: String = "/sys/class/input") -> [InputDeviceInfo] {
@@ -34,7 +34,10 @@ public enum InputDirectory {
             let product = Directory.contents("\(directory)/id/product").flatMap(hexID),
             let keys = Directory.contents("\(directory)/capabilities/key").flatMap({ KeyBitmap.codes(sysfs: $0) })
         else { return nil }
-        return InputDeviceInfo(node: node, name: lineValue(name), vendor: vendor, product: product, keys: keys)
+        // Older kernels and some drivers leave out `uniq` or `id/bustype`: the device is still one to list.
+        let bus = Directory.contents("\(directory)/id/bustype").flatMap(hexID) ?? 0
+        let uniq = Directory.contents("\(directory)/uniq").map(lineValue) ?? ""
+        return InputDeviceInfo(node: node, name: lineValue(name), vendor: vendor, product: product, bus: bus, uniq: uniq, keys: keys)
     }
 
     /// A sysfs id file's value, `%04x` and a newline.

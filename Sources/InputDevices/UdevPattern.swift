@@ -26,6 +26,19 @@ enum UdevPattern {
         return quoted(value)
     }
 
+    /// The quoted value that matches the Bluetooth address `address` (lower case) in either case: the
+    /// kernel writes a classic remote's in lower case, BlueZ a Bluetooth LE one's in upper case.
+    static func anyCase(address: String) -> String {
+        quoted(
+            address.reduce(into: "") { pattern, character in
+                if character.isLetter {
+                    pattern += "[\(character)\(character.uppercased())]"
+                } else {
+                    pattern.append(character)
+                }
+            })
+    }
+
     /// `value` as the rule file writes it: plain when it can be, C-escaped (`e"…"`) when it has a
     /// backslash or a control character.
     static func quoted(_ value: String) -> String {

@@ -107,6 +107,11 @@ public enum UdevRule {
                 + names.map { rule([("name", $0)], access) }
         case .ids(let vendor, let product):
             return ["# \(match): every device with these vendor and product ids"] + [rule(ids(vendor: vendor, product: product), access)]
+        case .address(let address):
+            return [
+                "# \(address): the Bluetooth remote of this address, and its parts",
+                rule(["ATTRS{uniq}==\(UdevPattern.anyCase(address: address))"], access),
+            ]
         case .path(let path):
             let present = devices.filter(match.matches)
             guard !present.isEmpty else {
@@ -132,8 +137,12 @@ public enum UdevRule {
     /// A rule line for event nodes whose input device has each of `attributes` (all on the same device,
     /// as udev's ATTRS keys must be), each matched exactly, that gives them as `access` says.
     private static func rule(_ attributes: [(name: String, value: String)], _ access: Access) -> String {
-        let keys = attributes.map { "ATTRS{\($0.name)}==\(UdevPattern.exactly($0.value))" }
-        return (["SUBSYSTEM==\"input\"", "KERNEL==\"event*\""] + keys + [assignment(access)]).joined(separator: ", ")
+        rule(attributes.map { "ATTRS{\($0.name)}==\(UdevPattern.exactly($0.value))" }, access)
+    }
+
+    /// A rule line for event nodes that meet each of `keys` (match keys as the file writes them).
+    private static func rule(_ keys: [String], _ access: Access) -> String {
+        (["SUBSYSTEM==\"input\"", "KERNEL==\"event*\""] + keys + [assignment(access)]).joined(separator: ", ")
     }
 
     /// `text` on one comment line.

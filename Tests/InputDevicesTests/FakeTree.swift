@@ -31,9 +31,12 @@ struct FakeTree {
     }
 
     /// A sysfs input device under `sysfs/eventN/device`, as the kernel writes its files.
-    func sysfsDevice(_ event: String, name: String, vendor: String, product: String, keys: String) throws {
+    /// `bus` and `uniq` are left out when nil, as some drivers and older kernels do.
+    func sysfsDevice(_ event: String, name: String, vendor: String, product: String, bus: String? = nil, uniq: String? = nil, keys: String) throws {
         let device = "sysfs/\(event)/device"
         try write("\(device)/name", name + "\n")
+        if let bus { try write("\(device)/id/bustype", bus + "\n") }
+        if let uniq { try write("\(device)/uniq", uniq + "\n") }
         try write("\(device)/id/vendor", vendor + "\n")
         try write("\(device)/id/product", product + "\n")
         try write("\(device)/capabilities/key", keys + "\n")

@@ -6,12 +6,13 @@ import VolumeGuardCore
 
 @Suite("The input directory, from a fake sysfs and /dev")
 struct InputDirectoryTests {
-    @Test("Event devices with keys, by event number, with their names, ids, keys and stable paths")
+    @Test("Event devices with keys, by event number, with their names, ids, bus, address, keys and stable paths")
     func scan() throws {
         let tree = try FakeTree()
         defer { tree.remove() }
         try tree.sysfsDevice("event10", name: "Presenter", vendor: "1d57", product: "ad03", keys: "1 0")
-        try tree.sysfsDevice("event2", name: "AB Shutter3 Keyboard", vendor: "2717", product: "0040", keys: "10000000")
+        try tree.sysfsDevice(
+            "event2", name: "AB Shutter3 Keyboard", vendor: "2717", product: "0040", bus: "0005", uniq: "2a:07:98:10:34:9c", keys: "10000000")
         try tree.sysfsDevice("event3", name: "AB Shutter3 Consumer Control", vendor: "2717", product: "0040", keys: "8000000000000 0")
         // A mouse's event device has no keys (its buttons are keys, but this one has none); inputN and
         // mouseN are not event devices.
@@ -29,7 +30,12 @@ struct InputDirectoryTests {
 
         #expect(devices.map(\.node) == ["event2", "event3", "event10"].map { tree.path("dev/input/\($0)") })
         #expect(
-            devices[0] == InputDeviceInfo(node: tree.path("dev/input/event2"), name: "AB Shutter3 Keyboard", vendor: 0x2717, product: 0x40, keys: [28]))
+            devices[0]
+                == InputDeviceInfo(
+                    node: tree.path("dev/input/event2"), name: "AB Shutter3 Keyboard", vendor: 0x2717, product: 0x40, bus: 5,
+                    uniq: "2a:07:98:10:34:9c", keys: [28]))
+        #expect(devices[0].address == "2a:07:98:10:34:9c")
+        #expect((devices[2].bus, devices[2].uniq) == (0, ""), "a device whose sysfs has no bustype and no uniq is still listed")
         #expect(devices[1].keys == [115])
         #expect(devices[1].stablePaths == [tree.path("dev/input/by-path/platform-elsewhere-event")])
         #expect(

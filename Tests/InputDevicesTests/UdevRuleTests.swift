@@ -94,6 +94,18 @@ struct UdevRuleTests {
         }
     }
 
+    @Test("An address tags the remote of that address in either case, its parts too, and no identical remote")
+    func address() {
+        let lines = rules(UdevRule.text(for: [.address("2a:07:98:10:34:9c")], devices: []))
+        #expect(lines.count == 1)
+        let pattern = UdevReader.value(of: "uniq", in: String(lines[0]))
+        #expect(pattern.map { UdevReader.matches($0, "2a:07:98:10:34:9c") } == true)
+        #expect(pattern.map { UdevReader.matches($0, "2A:07:98:10:34:9C") } == true)
+        #expect(pattern.map { UdevReader.matches($0, "2a:07:98:10:34:9d") } == false)
+        #expect(pattern.map { UdevReader.matches($0, "") } == false)
+        #expect(UdevReader.value(of: "name", in: String(lines[0])) == nil, "the address alone: both parts have it")
+    }
+
     @Test("A | is matched by ?, since udev has no escape for it: the one broadening")
     func bar() {
         let lines = rules(UdevRule.text(for: [.name("a|b")], devices: []))

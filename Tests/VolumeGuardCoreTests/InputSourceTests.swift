@@ -48,6 +48,24 @@ struct InputSourceTests {
         #expect(source.devices[Remote.lookalike.node] == nil)
     }
 
+    @Test("Two identical remotes: an address takes the one it names, both of its devices, and never the other")
+    func addressTakesOneTwin() {
+        func remote(_ address: String, nodes: (Int, Int)) -> [InputDeviceInfo] {
+            [(Remote.keyboard, nodes.0), (Remote.consumer, nodes.1)].map { part, node in
+                var device = part
+                device.node = "/dev/input/event\(node)"
+                device.uniq = address
+                return device
+            }
+        }
+        let wanted = remote("2a:07:98:10:34:9c", nodes: (5, 6))
+        let twin = remote("2a:07:98:10:34:9d", nodes: (7, 8))
+        var source = InputSource(configuration: .init(matches: [DeviceMatch("2A:07:98:10:34:9C")!], keys: [28]))
+        let opened = source.scanned(twin + wanted, at: .zero)
+        #expect(opened == wanted.map { .open($0.node) })
+        #expect(source.opened(wanted[0].node, as: twin[0], keysDown: []).first == .close(wanted[0].node), "a twin on its node is not it")
+    }
+
     @Test("A device is grabbed only once no key on it is down, so a key held then is not left stuck for others")
     mutating func grabWaitsForKeysUp() {
         let done = take([Remote.consumer], keysDown: [115])

@@ -19,6 +19,12 @@ static inline int cevdev_id(int fd, struct input_id *id) {
     return ioctl(fd, EVIOCGID, id);
 }
 
+/// The device's unique identifier (EVIOCGUNIQ: a Bluetooth remote's address, which BlueZ sets) into `uniq`,
+/// NUL-terminated if it fits in `size`; the length, or -1 with ENOENT when the device has none.
+static inline int cevdev_uniq(int fd, char *uniq, size_t size) {
+    return ioctl(fd, EVIOCGUNIQ(size), uniq);
+}
+
 /// The keys the device can send (EVIOCGBIT(EV_KEY)): one bit per key code, in `size` bytes of longs.
 static inline int cevdev_key_capabilities(int fd, unsigned long *bits, size_t size) {
     return ioctl(fd, EVIOCGBIT(EV_KEY, size), bits);

@@ -1,5 +1,5 @@
 /// How the config file names an input device to take keys from: by its name, its vendor and product
-/// ids, or a path to its node.
+/// ids, its Bluetooth address, or a path to its node.
 ///
 /// One remote is often several devices: the kernel gives each part of a HID device (its keyboard, its
 /// consumer control) a device of its own, named after the whole with the part's kind appended ("AB
@@ -11,6 +11,10 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     case name(String)
     /// `vendor:product`, four hex digits each.
     case ids(vendor: UInt16, product: UInt16)
+    /// A Bluetooth address, `2a:07:98:10:34:9c`, lower case: the device whose `uniq` it is, and its parts
+    /// (the kernel gives each part the remote's). Identical remotes share name and ids (keyd#1064); their
+    /// addresses differ, and stay as they are when a remote sleeps and comes back on another node.
+    case address(String)
     /// A path to the node: `/dev/input/by-id/…`, `/dev/input/by-path/…` or `/dev/input/eventN`.
     case path(String)
 
@@ -22,13 +26,16 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// Reads a match as the config file and `--device` write it: a path starts with `/`, ids are
-    /// `vvvv:pppp` in hex, and anything else is a name. Nil for an empty one.
+    /// `vvvv:pppp` in hex, an address six pairs of hex digits with colons between (either case), and
+    /// anything else is a name. Nil for an empty one.
     public init?(_ text: String) {
         guard !text.isEmpty else { return nil }
         if text.hasPrefix("/") {
             self = .path(text)
         } else if let ids = Self.ids(text) {
             self = .ids(vendor: ids.vendor, product: ids.product)
+        } else if let address = Self.address(text) {
+            self = .address(address)
         } else {
             self = .name(text)
         }
@@ -42,6 +49,13 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         return (vendor, product)
     }
 
+    /// `text` as a Bluetooth address in lower case, if it is one: six pairs of hex digits, colons between.
+    public static func address(_ text: String) -> String? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+        return text.lowercased()
+    }
+
     /// What is wrong with a device as written, or nil.
     public static func problem(_ text: String) -> String? {
         DeviceMatch(text) == nil ? "must not be empty" : nil
@@ -53,6 +67,8 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         case .name: matches(name: device.name)
         case .ids(let vendor, let product):
             device.vendor == vendor && device.product == product
+        case .address(let address):
+            device.address == address
         case .path(let path):
             device.node == path || device.stablePaths.contains(path)
         }
@@ -69,6 +85,7 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .name(let name): name
         case .ids(let vendor, let product): "\(Self.hex(vendor)):\(Self.hex(product))"
+        case .address(let address): address
         case .path(let path): path
         }
     }
