@@ -23,6 +23,28 @@ public enum ConfigEdit {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `text` as a TOML basic string: quoted, with `"`, `\` and control characters escaped.
+    public static func string(_ text: String) -> String {
+        let escaped = text.unicodeScalars.reduce(into: "") { escaped, scalar in
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                let digits = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return "\"" + escaped + "\""
+    }
+
+    /// `texts` as a TOML array of basic strings, on one line.
+    public static func list(_ texts: [String]) -> String {
+        "[" + texts.map(string).joined(separator: ", ") + "]"
+    }
+
     /// Where a new top-level key goes: after the value of the top's last key; with none, before the
     /// comments that lead into the first table (they describe it), or at the end of a file of no tables.
     private static func insertion(_ lines: [String], top: Int) -> Int {
