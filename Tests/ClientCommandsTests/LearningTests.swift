@@ -41,6 +41,19 @@ struct LearningTests {
         #expect(learning.learned.isEmpty)
     }
 
+    @Test("A key down when its device was opened counts once it stayed down half a second; the Enter that started learn does not")
+    mutating func downAtOpen() {
+        _ = learning.handle(.keyDownAtOpen(Present.laptop, key: 28), at: .zero)
+        _ = learning.handle(.keyDownAtOpen(Present.consumer, key: 115), at: .zero)
+        #expect(learning.handle(.tick, at: .milliseconds(100)).isEmpty)
+        _ = learning.handle(.keyUp(Present.laptop, key: 28), at: .milliseconds(150))
+        let due = learning.handle(.tick, at: .milliseconds(500))
+        #expect(due.count == 1)
+        #expect(learning.learned.map(\.key) == [115])
+        #expect(learning.handle(.tick, at: .milliseconds(600)).isEmpty, "once")
+        #expect(learning.learned.map(\.device) == [Present.consumer])
+    }
+
     @Test("--count ends it at once after that many keys")
     func count() {
         var learning = Learning(limits: .init(first: .seconds(60), next: .seconds(5), count: 1))

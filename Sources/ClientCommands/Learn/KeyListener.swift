@@ -3,8 +3,8 @@ import InputDevices
 import SystemPackage
 import VolumeGuardCore
 
-/// Reads the keys that go down on every input device with keys this process may read, without grabbing
-/// any: `learn` listens where the remote may be, and takes nothing from the desktop.
+/// Reads the keys of every input device with keys this process may read, without grabbing any: `learn`
+/// listens where the remote may be, and takes nothing from the desktop.
 ///
 /// Devices come and go while it listens: a Bluetooth remote asleep connects at its first press, on new
 /// nodes, so `rescan` opens those and forgets the gone. Reading is nonblocking: `learn` looks every few
@@ -15,41 +15,46 @@ struct KeyListener {
     /// The devices with keys present that this process may not read.
     private(set) var unreadable: [InputDeviceInfo] = []
 
-    init(_ present: [InputDeviceInfo]) {
-        rescan(present)
-    }
-
     /// Opens the devices of `present` not open yet, and closes those gone or replaced by another device.
-    mutating func rescan(_ present: [InputDeviceInfo]) {
+    /// Returns the keys down on the devices it opened: a key held since before learn listened, on a device
+    /// that sends no repeats, is known by that alone.
+    mutating func rescan(_ present: [InputDeviceInfo]) -> [Learning.Input] {
         for (node, device) in open where !present.contains(where: { $0.node == node && device.info.isSameDevice(opened: $0) }) {
             device.file.close()
             open[node] = nil
         }
         unreadable = []
+        var down: [Learning.Input] = []
         for info in present where open[info.node] == nil {
             do {
-                open[info.node] = (try EvdevFile.open(info.node), info)
+                let file = try EvdevFile.open(info.node)
+                open[info.node] = (file, info)
+                down += ((try? file.keysDown()) ?? []).sorted().map { .keyDownAtOpen(info, key: $0) }
             } catch .permissionDenied {
                 unreadable.append(info)
             } catch {
                 continue
             }
         }
+        return down
     }
 
-    /// The keys that went down since the last look (repeats and ups are no news), in the order read.
-    /// A device that fails to read (gone) is closed; the next scan may find it again.
-    mutating func downs() -> [(InputDeviceInfo, UInt16)] {
-        var downs: [(InputDeviceInfo, UInt16)] = []
+    /// The keys that went down or up since the last look, in the order read. A repeat counts as a down:
+    /// a key held since before learn listened is heard by its repeats, where its device sends them. A
+    /// device that fails to read (gone) is closed; the next scan may find it again.
+    mutating func keys() -> [Learning.Input] {
+        var keys: [Learning.Input] = []
         for (node, device) in open.sorted(by: { $0.key < $1.key }) {
             do {
-                downs += try device.file.read().filter { $0.isKey && $0.value == 1 }.map { (device.info, $0.code) }
+                keys += try device.file.read().filter(\.isKey).map { event in
+                    event.value == 0 ? .keyUp(device.info, key: event.code) : .keyDown(device.info, key: event.code)
+                }
             } catch {
                 device.file.close()
                 open[node] = nil
             }
         }
-        return downs
+        return keys
     }
 
     func close() {

@@ -63,9 +63,9 @@ public struct Learn: AsyncParsableCommand {
         if setup && getuid() != 0 { try Self.againWithSudo() }
         let user = InvokingUser.current()
         let environment = user.environment()
+        // A file named with --config may not exist yet either: learn makes it.
         let file = ConfigFile(
-            path: socket.configFile.config ?? ConfigFile.standardPath(environment: environment), required: socket.configFile.config != nil,
-            parser: .child(executable: "/proc/self/exe"))
+            path: socket.configFile.config ?? ConfigFile.standardPath(environment: environment), parser: .child(executable: "/proc/self/exe"))
         let options = try exitingOnMistake { () throws(ConfigError) in try file.read() }
         let socketPath = socket.given ?? options.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment)
         let limits = Learning.Limits(first: .seconds(timeout), next: .seconds(next), count: count)
@@ -81,15 +81,16 @@ public struct Learn: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let report = LearnReport(learned: learned, learning: heard.learning, sinkWatched: heard.sinkWatched, root: getuid() == 0)
-        for line in report.lines { print(line) }
+        for line in report.lines { printLine(line) }
         let written = write || setup
-        print("\nFor \(file.path):")
-        for (key, value) in learned.settings { print("  \(key) = \(value)") }
+        printLine("\nFor \(file.path):")
+        for (key, value) in learned.settings { printLine("  \(key) = \(value)") }
         if written {
             let backup = try exitingOnMistake { () throws(ConfigError) in try ConfigWriter(file: file, user: user).write(learned.settings) }
-            print("Written, and checked as `volume-guard config` checks it" + (backup.map { "; the old file is \($0)" } ?? "") + ".")
+            printLine("Written, and checked as `volume-guard config` checks it" + (backup.map { "; the old file is \($0)" } ?? "") + ".")
         } else {
-            print("To write them: \(getuid() == 0 ? "sudo " : "")volume-guard learn --write")
+            let named = socket.configFile.config.map { " --config \(LearnSteps.shellQuoted($0))" } ?? ""
+            printLine("To write them: \(getuid() == 0 ? "sudo " : "")volume-guard learn --write\(named)")
         }
         let facts = LearnSteps.Facts(
             user: user.name, source: learned.source, devices: learned.devices.map(\.match.description),
@@ -100,12 +101,12 @@ public struct Learn: AsyncParsableCommand {
             let matches = learned.devices.map(\.match)
             if !SetupRunner(user: user, matches: matches, present: heard.present).run(steps, facts) { throw ExitCode.failure }
         } else {
-            print("\nThen, as \(user.name):")
+            printLine("\nThen, as \(user.name):")
             for step in steps {
                 let (why, command) = LearnSteps.text(step, facts)
-                print("  \(command)\n      # \(why)")
+                printLine("  \(command)\n      # \(why)")
             }
-            print("(`sudo volume-guard learn --setup` writes the file and does these.)")
+            printLine("(`sudo volume-guard learn --setup` writes the file and does these.)")
         }
     }
 

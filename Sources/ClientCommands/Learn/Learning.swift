@@ -9,6 +9,10 @@ import VolumeGuardCore
 /// press another (a second button, a second key for a second action); a key already learned, pressed
 /// again, does not, so a remote pressed over and over still ends the run. `Limits.count` ends it at once
 /// after that many keys.
+///
+/// A key already down when learn opened its device (a remote's key held since before learn started, whose
+/// device sends no repeats) counts once it has stayed down `heldAtOpen`: the Enter that started learn is
+/// let up sooner.
 struct Learning {
     struct Limits: Hashable, Sendable {
         /// How long to wait for the first key.
@@ -29,7 +33,13 @@ struct Learning {
 
     /// What was fed.
     enum Input: Hashable, Sendable {
+        /// A key went down, or repeated.
         case keyDown(InputDeviceInfo, key: UInt16)
+        case keyUp(InputDeviceInfo, key: UInt16)
+        /// The key was down already when learn opened the device.
+        case keyDownAtOpen(InputDeviceInfo, key: UInt16)
+        /// Time passed: a key down since the open may count now.
+        case tick
         /// The default sink's volume went up or down, or its mute changed.
         case sinkChanged(Direction)
     }
@@ -48,6 +58,8 @@ struct Learning {
     /// How long after a key's press a change of the sink is taken for the desktop's doing. A desktop acts
     /// within milliseconds; a second covers a loaded machine and a slow server.
     static let echoWindow: Duration = .seconds(1)
+    /// How long a key down at the open must stay down to count.
+    static let heldAtOpen: Duration = .milliseconds(500)
 
     let limits: Limits
     private(set) var learned: [Learned] = []
@@ -57,6 +69,14 @@ struct Learning {
     private var lastDown: [Int: Duration] = [:]
     /// When the last new key was learned.
     private var lastNew: Duration?
+    /// The keys down at their device's open and not up since, with when they were seen.
+    private var downAtOpen: [Slot: (device: InputDeviceInfo, since: Duration)] = [:]
+
+    /// One key of one device.
+    private struct Slot: Hashable {
+        var node: String
+        var key: UInt16
+    }
 
     init(limits: Limits) {
         self.limits = limits
@@ -71,7 +91,20 @@ struct Learning {
 
     mutating func handle(_ input: Input, at now: Duration) -> [News] {
         switch input {
+        case .keyDownAtOpen(let device, let key):
+            downAtOpen[Slot(node: device.node, key: key)] = (device, now)
+            return []
+        case .keyUp(let device, let key):
+            downAtOpen[Slot(node: device.node, key: key)] = nil
+            return []
+        case .tick:
+            let due = downAtOpen.filter { now - $0.value.since >= Self.heldAtOpen }.sorted { $0.value.since < $1.value.since }
+            return due.flatMap { slot, held in
+                downAtOpen[slot] = nil
+                return handle(.keyDown(held.device, key: slot.key), at: now)
+            }
         case .keyDown(let device, let key):
+            downAtOpen[Slot(node: device.node, key: key)] = nil
             guard Self.isLearnable(key), !isOver(at: now) else { return [] }
             if let index = learned.firstIndex(where: { $0.device.node == device.node && $0.key == key }) {
                 lastDown[index] = now

@@ -36,21 +36,22 @@ struct Listening {
     func run() async -> Heard {
         let daemon = await DaemonPause(socketPath: socketPath)
         var present = InputDirectory.scan()
-        var keys = KeyListener(present)
-        print(
+        var keys = KeyListener()
+        var inputs = keys.rescan(present)
+        printLine(
             "Press the button on your remote. (Listening to \(keys.open.count) device\(keys.open.count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.)"
         )
         let unreadable = keys.unreadable.map { "\"\($0.name)\"" }
         if !unreadable.isEmpty {
-            print("  Cannot read \(unreadable.joined(separator: ", ")): if the remote is one, run it with sudo.")
+            printLine("  Cannot read \(unreadable.joined(separator: ", ")): if the remote is one, run it with sudo.")
         }
-        if daemon.pausedHere { print("  The daemon was guarding: paused while listening, resumed after.") }
+        if daemon.pausedHere { printLine("  The daemon was guarding: paused while listening, resumed after.") }
         let sink = await SinkListener.start(server: server)
         let changes = Changes()
         switch sink {
-        case .success(let sink): print("  Watching the default sink \"\(sink.sink.name)\" (\(sink.serverName)); a change there is put back.")
-        case .failure(.noServer): print("  No audio server answers: whether a desktop turns the key into a volume change is not seen.")
-        case .failure(.noDefaultSink): print("  The audio server has no default sink to watch.")
+        case .success(let sink): printLine("  Watching the default sink \"\(sink.sink.name)\" (\(sink.serverName)); a change there is put back.")
+        case .failure(.noServer): printLine("  No audio server answers: whether a desktop turns the key into a volume change is not seen.")
+        case .failure(.noDefaultSink): printLine("  The audio server has no default sink to watch.")
         }
         var learning = Learning(limits: limits)
         Self.trapInterrupts()
@@ -60,11 +61,12 @@ struct Listening {
             let start = clock.now
             var scanned = start
             while !learning.isOver(at: clock.now - start) && !Self.interrupted.load(ordering: .relaxed) {
-                for (device, key) in keys.downs() { tell(learning.handle(.keyDown(device, key: key), at: clock.now - start), learning) }
-                for direction in changes.take() { tell(learning.handle(.sinkChanged(direction), at: clock.now - start), learning) }
+                inputs += keys.keys() + changes.take().map(Learning.Input.sinkChanged) + [.tick]
+                for input in inputs { tell(learning.handle(input, at: clock.now - start), learning) }
+                inputs = []
                 if clock.now - scanned >= Self.scanInterval {
                     present = InputDirectory.scan()
-                    keys.rescan(present)
+                    inputs = keys.rescan(present)
                     scanned = clock.now
                 }
                 try? await Task.sleep(for: Self.readInterval)
@@ -90,11 +92,11 @@ struct Listening {
             case .learned(let heard):
                 let more =
                     limits.count.map { learning.learned.count >= $0 } == true ? "" : "; press another key to learn it too, or wait \(format(limits.next))"
-                print("Learned \(KeyNames.name(heard.key)) on \"\(heard.device.name)\"\(more).")
+                printLine("Learned \(KeyNames.name(heard.key)) on \"\(heard.device.name)\"\(more).")
             case .desktopReacted(let index, let direction):
-                print("  The desktop turned \(KeyNames.name(learning.learned[index].key)) into a volume change (\(direction.rawValue)); put back.")
+                printLine("  The desktop turned \(KeyNames.name(learning.learned[index].key)) into a volume change (\(direction.rawValue)); put back.")
             case .sinkAlone(let direction):
-                print("The default sink's volume changed (\(direction.rawValue)), from a device learn cannot read; put back.")
+                printLine("The default sink's volume changed (\(direction.rawValue)), from a device learn cannot read; put back.")
             }
         }
     }

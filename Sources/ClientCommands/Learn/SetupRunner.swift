@@ -14,15 +14,15 @@ struct SetupRunner {
     /// Runs `steps`, saying what each did; false when one failed (it says which, and the command to run
     /// by hand). Every step is tried.
     func run(_ steps: [LearnSteps.Step], _ facts: LearnSteps.Facts) -> Bool {
-        print("\nSetting up for \(user.name):")
+        printLine("\nSetting up for \(user.name):")
         var ok = true
         for step in steps {
             let (why, command) = LearnSteps.text(step, facts)
             if perform(step) {
-                print("  done: \(why)")
+                printLine("  done: \(why)")
             } else {
                 ok = false
-                print("  FAILED: \(why); by hand, as \(user.name): \(command)")
+                printLine("  FAILED: \(why); by hand, as \(user.name): \(command)")
             }
         }
         return ok
