@@ -23,6 +23,12 @@ public enum ConfigEdit {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `text` with a `[[name]]` table of `entries` (key, TOML value) added at its end.
+    public static func appending(table name: String, _ entries: [(key: String, value: String)], to text: String) -> String {
+        let body = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+        return body + (body.isEmpty ? "" : "\n") + "[[\(name)]]\n" + entries.map { "\($0.key) = \($0.value)\n" }.joined()
+    }
+
     /// `text` as a TOML basic string: quoted, with `"`, `\` and control characters escaped.
     public static func string(_ text: String) -> String {
         let escaped = text.unicodeScalars.reduce(into: "") { escaped, scalar in

@@ -99,6 +99,9 @@ struct LearnedSetupTests {
         #expect(setup.devices.map(\.match) == [.address(Present.address)])
         #expect(setup.settings.map(\.key) == ["source", "devices", "keys"])
         #expect(setup.settings.map(\.value) == ["\"input\"", "[\"\(Present.address)\"]", "[\"KEY_ENTER\"]"])
+        #expect(setup.action(running: ["gphoto2", "--capture-image"]).map(\.value) == ["\"up\"", "[\"gphoto2\", \"--capture-image\"]", "1"])
+        let enterFirst = try #require(learned([(Present.keyboard, UInt16(28))]))
+        #expect(enterFirst.action(running: ["true"])[0].value == "\"KEY_ENTER\"", "the first key heard, by its name when it is no volume key")
     }
 
     @Test("Only volume keys: no `keys` to set")

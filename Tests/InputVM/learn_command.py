@@ -42,6 +42,7 @@ def learn_command(checks: Checks, binary: Path) -> None:
     user = Account("nobody", "learn")
     config = user.write_config(BEFORE)
     socket = user.runtime / "volume-guard.sock"
+    photos = user.root / "photos"
     mine, twin = BluetoothRemote("AB Shutter3", MINE), BluetoothRemote("AB Shutter3", TWIN)
     lookalike = Device("AB Shutter30", ["KEY_VOLUMEUP"], bus=BUS_BLUETOOTH, vendor=0x2717, product=0x0040)
     daemon = Daemon(binary, user, [], "the learned daemon")
@@ -53,7 +54,9 @@ def learn_command(checks: Checks, binary: Path) -> None:
         with checks.scenario("learn --write, run with sudo for a user who cannot read the remote"):
             sudo = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "HOME": "/root"}
             sudo |= {"SUDO_UID": str(user.uid), "SUDO_GID": str(user.gid), "SUDO_USER": user.user}
+            photo = f"echo photo >> {photos}"
             command = [str(binary), "learn", "--write", "--config", str(config), "--socket", str(socket), "--next", "3"]
+            command += ["--", "/bin/sh", "-c", photo]
             learn, lines = listen(command, env=sudo, stdin=subprocess.DEVNULL)
             mine.press("KEY_VOLUMEUP")
             time.sleep(0.3)
@@ -67,6 +70,8 @@ def learn_command(checks: Checks, binary: Path) -> None:
             checks.check("the remote by its address alone", f'devices = ["{MINE}"]' in text, text)
             checks.check("its other key", 'keys = ["KEY_ENTER"]' in text, text)
             checks.check("every other line kept", all(line in text.splitlines() for line in BEFORE.splitlines()), text)
+            action = f'[[action]]\non = "up"\nrun = ["/bin/sh", "-c", "{photo}"]\ncooldown = 1\n'
+            checks.check("the command's action, on the first key, at the end", text.endswith(action), text)
             checks.equal("the old file kept", Path(f"{config}.bak").read_text(), BEFORE)
             owner = config.stat()
             checks.equal("the file is the user's", (owner.st_uid, owner.st_gid), (user.uid, user.gid))
@@ -93,6 +98,11 @@ def learn_command(checks: Checks, binary: Path) -> None:
             subscriber.wait_for("the learned remote's Enter", lambda m: m.get("type") == "press" and m.get("key") == "KEY_ENTER", mark)
             presses = [m.get("path") for m in subscriber.since(mark) if m.get("type") == "press"]
             checks.equal("a press from it, none from the twin", presses, [mine.nodes[0]])
+            mine.press("KEY_VOLUMEUP")
+            deadline = time.monotonic() + WAIT
+            while not photos.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            checks.equal("its volume up runs the learned action, once", photos.read_text() if photos.exists() else "", "photo\n")
             subscriber.close()
         with checks.scenario("learn hears a key held since before it started"):
             twin.down("KEY_VOLUMEUP")

@@ -51,6 +51,20 @@ struct ConfigEditTests {
         #expect(ConfigEdit.setting(settings, in: "") == "source = \"input\"\ndevices = [\"2a:07:98:10:34:9c\"]\n")
     }
 
+    @Test("A table is added at the end, after an empty line")
+    func appends() {
+        let action: [(key: String, value: String)] = [("on", "\"up\""), ("run", ConfigEdit.list(["gphoto2", "--capture-image"]))]
+        #expect(
+            ConfigEdit.appending(table: "action", action, to: "source = \"input\"")
+                == "source = \"input\"\n\n[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
+        #expect(ConfigEdit.appending(table: "action", action, to: "") == "[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
+    }
+
+    @Test("Strings are TOML's: quotes, backslashes and control characters escaped")
+    func strings() {
+        #expect(ConfigEdit.string("Remote \"Pro\" \\ 2\t\u{1}") == "\"Remote \\\"Pro\\\" \\\\ 2\\t\\u0001\"")
+    }
+
     @Test("A key of the same name in a table is not the top's, and a string with brackets does not end a value early")
     func tablesAndStrings() {
         let text = "[[action]]\nsource = \"sink\"\nrun = [\"/bin/echo\", \"]\"]\n"

@@ -11,9 +11,9 @@ struct ConfigWriter {
     let file: ConfigFile
     let user: InvokingUser
 
-    /// Writes `settings`; returns the backup's path, or nil when there was no file. A mistake, in the
-    /// file as it is or as it would be, writes nothing.
-    func write(_ settings: [(key: String, value: String)]) throws(ConfigError) -> String? {
+    /// Writes `settings`, and `action` as an `[[action]]` at the end when there is one; returns the backup's
+    /// path, or nil when there was no file. A mistake, in the file as it is or as it would be, writes nothing.
+    func write(_ settings: [(key: String, value: String)], action: [(key: String, value: String)]?) throws(ConfigError) -> String? {
         let path = file.path
         let old: String?
         do {
@@ -23,7 +23,8 @@ struct ConfigWriter {
         } catch {
             throw ConfigError(path: path, message: "cannot be read: \(error)")
         }
-        let text = ConfigEdit.setting(settings, in: old ?? "")
+        let set = ConfigEdit.setting(settings, in: old ?? "")
+        let text = action.map { ConfigEdit.appending(table: "action", $0, to: set) } ?? set
         do {
             _ = try file.parse(text: text)
         } catch {

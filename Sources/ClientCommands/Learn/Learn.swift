@@ -28,7 +28,8 @@ public struct Learn: AsyncParsableCommand {
             desktop turned the key into a volume change; then the settings: source = "input" when it read the key on a device (the \
             daemon grabs the remote: no desktop needed, no volume popup), "sink" when only the sink changed. A device is named by \
             the most specific match that survives a reconnect: its Bluetooth address, else its name, its by-id link, its ids.
-            --write sets source, devices and keys in the config file and keeps every other line and comment; the old file is kept \
+            --write sets source, devices and keys in the config file and keeps every other line and comment (with a command after \
+            --, it also adds an [[action]] that runs it on a press of the first key learned, with a cooldown of a second); the old file is kept \
             as FILE.bak (or .bak.1, …), and the result is checked as `volume-guard config` checks it: a result with a mistake is \
             not written. Then it prints the commands still to run: the udev rule when the user cannot read the remote, lingering \
             when the user has no seat, and the service. --setup writes and runs them (it asks for sudo once when not root).
@@ -52,6 +53,13 @@ public struct Learn: AsyncParsableCommand {
 
     @Flag(help: "Write them, then do the steps after: the udev rule, lingering and the service (asks for sudo once).")
     var setup = false
+
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp(
+            "After --: a program and its arguments, written as an [[action]] run on a press of the first key learned (with --write).",
+            valueName: "command"))
+    var command: [String] = []
 
     public func validate() throws {
         if !(0.1...3600).contains(timeout) { throw ValidationError("--timeout must be between 0.1 and 3600 seconds") }
@@ -82,11 +90,16 @@ public struct Learn: AsyncParsableCommand {
         }
         let report = LearnReport(learned: learned, learning: heard.learning, sinkWatched: heard.sinkWatched, root: getuid() == 0)
         for line in report.lines { printLine(line) }
-        let written = write || setup
+        let written = write || setup || !command.isEmpty
         printLine("\nFor \(file.path):")
         for (key, value) in learned.settings { printLine("  \(key) = \(value)") }
+        let action = command.isEmpty ? nil : learned.action(running: command)
+        if let action {
+            printLine("  [[action]]")
+            for (key, value) in action { printLine("  \(key) = \(value)") }
+        }
         if written {
-            let backup = try exitingOnMistake { () throws(ConfigError) in try ConfigWriter(file: file, user: user).write(learned.settings) }
+            let backup = try exitingOnMistake { () throws(ConfigError) in try ConfigWriter(file: file, user: user).write(learned.settings, action: action) }
             printLine("Written, and checked as `volume-guard config` checks it" + (backup.map { "; the old file is \($0)" } ?? "") + ".")
         } else {
             let named = socket.configFile.config.map { " --config \(LearnSteps.shellQuoted($0))" } ?? ""

@@ -20,8 +20,8 @@ struct LearnedSetup: Hashable, Sendable {
     /// Nil when nothing was heard.
     init?(_ learning: Learning, present: [InputDeviceInfo]) {
         if learning.learned.isEmpty {
-            guard !learning.sinkAlone.isEmpty else { return nil }
-            (source, devices, keys, desktopReacted) = (.sink, [], [], false)
+            guard let first = learning.sinkAlone.first else { return nil }
+            (source, devices, keys, desktopReacted, firstPress) = (.sink, [], [], false, first.rawValue)
             return
         }
         source = .input
@@ -36,6 +36,8 @@ struct LearnedSetup: Hashable, Sendable {
         for key in learning.learned.map(\.key) where Direction(key: key) == nil && !keys.contains(key) { keys.append(key) }
         self.keys = keys
         desktopReacted = learning.learned.contains { $0.sinkChange != nil }
+        let key = learning.learned[0].key
+        firstPress = Direction(key: key)?.rawValue ?? KeyNames.name(key)
     }
 
     /// The config file's keys it sets, as TOML. `keys` is set only when a key besides the volume keys
@@ -46,6 +48,15 @@ struct LearnedSetup: Hashable, Sendable {
         settings.append(("devices", ConfigEdit.list(devices.map(\.match.description))))
         if !keys.isEmpty { settings.append(("keys", ConfigEdit.list(keys.map(KeyNames.name)))) }
         return settings
+    }
+
+    /// The press the first key heard makes, as an action's `on` names it: `up`, `down`, `mute`, or the key.
+    var firstPress: String
+
+    /// An `[[action]]` that runs `command` (a program and its arguments) on a press of the first key heard,
+    /// with a cooldown of a second: a remote bounces, and one press should take one photo.
+    func action(running command: [String]) -> [(key: String, value: String)] {
+        [("on", ConfigEdit.string(firstPress)), ("run", ConfigEdit.list(command)), ("cooldown", "1")]
     }
 
     /// Why this source, given whether the sink was watched and whether this user is root.
