@@ -4,8 +4,8 @@ import InputDevices
 import VolumeGuardCore
 
 /// `learn --setup`: does, as root, the steps `learn` would print, for the user it works for. The udev rule
-/// is the one `devices --udev-rule` prints for the learned devices; the service is the user's own, reached
-/// in the user's service manager (`systemctl --user -M USER@`), which lingering starts.
+/// is the one `devices --udev-rule` prints for the learned devices; the service is the user's own, asked of
+/// the user's service manager (which lingering starts) by the user's own `systemctl --user`.
 struct SetupRunner {
     let user: InvokingUser
     let matches: [DeviceMatch]
@@ -42,11 +42,14 @@ struct SetupRunner {
         case .linger:
             return Spawn.run(["loginctl", "enable-linger", user.name]) == 0
         case .service(let restart):
-            // Lingering starts the user's manager a moment after it is enabled.
+            // The user's own systemctl, on the user's bus: lingering starts the user's manager a moment after
+            // it is enabled, so it is asked again for a few seconds.
+            let runtime = "/run/user/\(user.uid)"
             let command =
-                ["systemctl", "--user", "-M", "\(user.name)@"] + (restart ? ["restart", "volume-guard.service"] : ["enable", "--now", "volume-guard.service"])
-            for attempt in 0..<5 {
-                if Spawn.run(command, quiet: attempt < 4) == 0 { return true }
+                ["runuser", "-u", user.name, "--", "env", "XDG_RUNTIME_DIR=\(runtime)", "DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus"]
+                + ["systemctl", "--user"] + (restart ? ["restart", "volume-guard.service"] : ["enable", "--now", "volume-guard.service"])
+            for attempt in 0..<10 {
+                if Spawn.run(command, quiet: attempt < 9) == 0 { return true }
                 sleep(1)
             }
             return false
