@@ -88,7 +88,9 @@ def learn_command(checks: Checks, binary: Path) -> None:
             daemon.start()
             for node in mine.nodes:
                 daemon.wait_device(f"{node} grabbed", lambda e, node=node: e.get("path") == node and e.get("state") == "grabbed")
-            checks.equal("only its two devices", sorted(e.get("path") for e in daemon.device_entries()), sorted(mine.nodes))
+            entries = daemon.device_entries()
+            checks.equal("only its two devices", sorted(e.get("path") for e in entries), sorted(mine.nodes))
+            checks.equal("status names their address", [e.get("address") for e in entries], [MINE, MINE])
             opened = daemon.open_nodes()
             checks.check("the twin and the look-alike never opened", not opened & {*twin.nodes, lookalike.node}, opened)
             subscriber = daemon.subscribe()
