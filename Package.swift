@@ -126,7 +126,9 @@ let package = Package(
                 "VolumeGuardClient",
                 "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // As VolumeGuardDaemon's, for the same reason: `learn` holds a PulseConnection too.
+            swiftSettings: [.unsafeFlags(["-Xllvm", "-sil-disable-pass=stack-promotion"], .when(configuration: .release))]
         ),
         // The command-line tool: the client commands, and `run`, the daemon.
         .executableTarget(

@@ -27,7 +27,7 @@ struct DeviceChoice: Hashable, Sendable {
             self.init(name, "its name, which takes all of the remote's parts")
             return
         }
-        if let link = device.stablePaths.first(where: { $0.contains("/by-id/") }) {
+        if let link = device.stablePaths.first(where: { $0.split(separator: "/").contains("by-id") }) {
             self.init(.path(link), "its /dev/input/by-id link: another device has the same name")
             return
         }
@@ -36,7 +36,7 @@ struct DeviceChoice: Hashable, Sendable {
             self.init(ids, "its vendor and product ids: another device has the same name")
             return
         }
-        if let link = device.stablePaths.first(where: { $0.contains("/by-path/") }) {
+        if let link = device.stablePaths.first(where: { $0.split(separator: "/").contains("by-path") }) {
             self.init(.path(link), "its /dev/input/by-path link: the same port; an identical device is present")
             return
         }

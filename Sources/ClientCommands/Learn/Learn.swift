@@ -71,6 +71,8 @@ public struct Learn: AsyncParsableCommand {
         if setup && getuid() != 0 { try Self.againWithSudo() }
         let user = InvokingUser.current()
         let environment = user.environment()
+        // libpulse reads the cookie's path from the process's own environment: the user's, under sudo.
+        if user.isSudo, let cookie = environment["PULSE_COOKIE"] { setenv("PULSE_COOKIE", cookie, 1) }
         // A file named with --config may not exist yet either: learn makes it.
         let file = ConfigFile(
             path: socket.configFile.config ?? ConfigFile.standardPath(environment: environment), parser: .child(executable: "/proc/self/exe"))
