@@ -88,7 +88,9 @@ struct DiagnosisTests {
         #expect(wrong.count == 1)
         #expect(wrong.first?.subject == "Presenter")
         #expect(wrong.first?.message == "not present")
-        #expect(wrong.first?.fix?.contains("bluetoothctl connect") == true)
+        #expect(wrong.first?.fix?.contains("bluetoothctl connect ADDRESS") == true)
+        facts.config.options.devices = ["AB Shutter3", "2a:07:98:10:34:9c"]
+        #expect(Self.wrong(facts).first?.fix?.contains("bluetoothctl connect 2a:07:98:10:34:9c`)") == true)
     }
 
     @Test("An unreadable node gets the rule to install: by the group with no seat, by the seat with one")

@@ -19,18 +19,20 @@ extension Diagnosis {
         var judged: Set<String> = []
         for match in matches {
             let present = devices.present.filter(match.matches)
-            if present.isEmpty {
-                findings.append(
-                    .wrong(
-                        .device, match.description, "not present",
-                        fix: "connect it: switch it on or press a key (a paired Bluetooth remote: `bluetoothctl connect ADDRESS`, "
-                            + "`bluetoothctl devices` lists them); `volume-guard devices` lists the devices present"))
-            }
+            if present.isEmpty { findings.append(.wrong(.device, match.description, "not present", fix: Self.connect(match))) }
             for device in present where judged.insert(device.node).inserted {
                 findings.append(judge(device, match: match, in: devices))
             }
         }
         return findings
+    }
+
+    /// How to bring a device that is not present: by its Bluetooth address when that is how it is named.
+    static func connect(_ match: DeviceMatch) -> String {
+        let address = if case .address(let address) = match { address } else { "ADDRESS" }
+        let listed = if case .address = match { "" } else { ", `bluetoothctl devices` lists them" }
+        return "connect it: switch it on or press a key (a paired Bluetooth remote: `bluetoothctl connect \(address)`\(listed)); "
+            + "`volume-guard devices` lists the devices present"
     }
 
     /// Whom the installed rule gives a configured device to.
