@@ -177,8 +177,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        // The setup commands' decisions (`learn`'s), with no device, server or daemon.
-        .testTarget(name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardProtocol", "InputDevices", "VolumeGuardCore"]),
+        // The setup commands' decisions (`learn`'s, `doctor`'s diagnosis fed facts), with no device, server or daemon.
+        .testTarget(
+            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VolumeGuardClient", "GuardProtocol", "PulseBridge", "VolumeGuardCore", "VolumeGuardDaemon", "GuardSettings"]

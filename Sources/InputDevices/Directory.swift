@@ -2,9 +2,10 @@ import Glibc
 
 /// The few file system reads the scan needs, each failing softly to nil or nothing: a device may go
 /// away between reading its directory and reading its files, and that is no error, only no device.
-enum Directory {
+/// The package's: `doctor` reads /proc with them, where a process may end between two reads too.
+package enum Directory {
     /// The names in `path`, without `.` and `..`; none when it cannot be read.
-    static func entries(_ path: String) -> [String] {
+    package static func entries(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []
@@ -16,7 +17,7 @@ enum Directory {
     }
 
     /// A small file's text, read to its end: sysfs files report a size of 4096, whatever they hold.
-    static func contents(_ path: String) -> String? {
+    package static func contents(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -32,7 +33,7 @@ enum Directory {
     }
 
     /// Where the symbolic link at `path` points, as written in the link; nil for anything else.
-    static func linkTarget(_ path: String) -> String? {
+    package static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         let count = readlink(path, &buffer, buffer.count)
         guard count > 0 else { return nil }

@@ -10,12 +10,12 @@ The daemon is $VOLUME_GUARD_BINARY, else the checkout's .build/debug/volume-guar
 of a daemon that failed a check, and a last `RESULT passed=N failed=M seconds=S` line; exits 1 if any check
 failed. scripts/test-input reads them.
 
-Three daemons, as each takes seconds to start in the VM: one with `source = "input"` from its config file
+Four daemons, as each takes seconds to start in the VM: one with `source = "input"` from its config file
 and no audio server anywhere in the guest, for most scenarios; one with `--source both` and a private
-PulseAudio; and one in `while-subscribed` mode.
+PulseAudio; one in `while-subscribed` mode; and one that `volume-guard doctor` examines, stopped and started.
 
-The rig and the run are here; the scenarios are in input_daemon (with input_presses and input_devices) and
-both_daemon and while_subscribed, beside what they share in helpers and devices_command.
+The rig and the run are here; the scenarios are in input_daemon (with input_presses and input_devices),
+both_daemon, learn_command, while_subscribed and doctor_command, beside what they share in helpers and devices_command.
 """
 
 import argparse
@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from both_daemon import both_daemon
+from doctor_command import doctor_daemon
 from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, executable
 from helpers import latencies
 from input_daemon import InputDaemonScenarios
@@ -90,6 +91,7 @@ def main() -> int:
     both_daemon(checks, binary)
     learn_command(checks, binary)
     while_subscribed_daemon(checks, binary)
+    doctor_daemon(checks, binary)
     if latencies:
         median, longest = statistics.median(latencies) * 1000, max(latencies) * 1000
         checks.info(

@@ -1,0 +1,134 @@
+import Glibc
+import GuardConfig
+import GuardProtocol
+import GuardSettings
+import InputDevices
+import PulseBridge
+import VolumeGuardClient
+
+/// The thin shell of `doctor`: each fact read from where it lives, each wait bounded, nothing judged.
+extension DoctorFacts {
+    /// How long the daemon, the audio server, systemctl and gsettings each have to answer.
+    static let patience: Duration = .seconds(3)
+
+    /// Every fact `Diagnosis` needs, for the config file `options` names and the socket it gives.
+    static func gather(_ options: SocketOptions) async -> DoctorFacts {
+        let config = ConfigFacts.read(options.configFile)
+        let configuration = config.configuration
+        let daemon = await DaemonFacts.ask(options.given ?? configuration.socketPath)
+        let service = ServiceFacts.ask(environment: config.environment)
+        var facts = DoctorFacts(config: config, daemon: daemon, user: .current, service: service)
+        if configuration.source.guardsSink {
+            facts.audioServer = await AudioServerFacts.ask(configuration.server)
+            facts.desktops = Desktop.running(environment: config.environment)
+        }
+        if configuration.source.takesDevices {
+            facts.devices = DeviceFacts.gather(matches: configuration.input.matches, daemon: daemon)
+        }
+        // An action runs with the daemon's PATH: the user manager's, for the service.
+        let path = service.managerPath(environment: config.environment) ?? config.environment["PATH"]
+        facts.programs = configuration.actions.map { action in
+            ProgramFacts(action: action.name, program: action.command[0], found: ProgramLookup(action.command[0], path: path))
+        }
+        if let address = HTTPFacts.address(configured: configuration.http?.address, daemon: daemon) {
+            facts.http = HTTPFacts(address: address.description, connected: HTTPFacts.connect(to: address))
+        }
+        return facts
+    }
+}
+
+extension ConfigFacts {
+    /// The file as `run` reads it; a mistake is a fact here, not the end of the command.
+    static func read(_ options: ConfigFileOptions) -> ConfigFacts {
+        let file = options.file
+        var facts = ConfigFacts(path: file.path, exists: access(file.path, F_OK) == 0, options: Options(), environment: options.environment)
+        do {
+            facts.options = try file.read()
+        } catch {
+            facts.mistake = "\(error)"
+        }
+        return facts
+    }
+}
+
+extension DaemonFacts {
+    static func ask(_ socket: String) async -> DaemonFacts {
+        let reply = await withinDeadline(DoctorFacts.patience) { try await GuardClient(socketPath: socket).request(Request(.status)) }
+        switch reply {
+        case .success(.status(let status))?: return .answered(status)
+        case .failure(GuardClient.Failure.noDaemon)?: return .absent(socket: socket)
+        default: return .silent(socket: socket)
+        }
+    }
+}
+
+extension AudioServerFacts {
+    /// The server at `server` (nil: the session's), as the daemon would connect to it.
+    static func ask(_ server: String?) async -> AudioServerFacts {
+        let outcome = await withinDeadline(DoctorFacts.patience) {
+            let connection = PulseConnection(applicationName: "volume-guard doctor") { _ in }
+            try await connection.connect(to: server)
+            let info = try await connection.serverInfo()
+            let facts = AudioServerFacts.answered(
+                server: "\(info.name) \(info.version)", defaultSink: await connection.defaultSinkName(), sinks: await connection.sinkNames())
+            await connection.close()
+            return facts
+        }
+        switch outcome {
+        case .success(let facts)?: return facts
+        case .failure(let error)?: return .unreachable(reason: "\(error)")
+        case nil: return .unreachable(reason: "no answer within \(DoctorFacts.patience.components.seconds) s")
+        }
+    }
+}
+
+extension PulseConnection {
+    /// The default sink's real name (pipewire-pulse's placeholder resolved), nil when there is none.
+    fileprivate func defaultSinkName() async -> String? {
+        await withCheckedContinuation { done in requestDefaultSink { done.resume(returning: $0) } }
+    }
+
+    fileprivate func sinkNames() async -> [String] {
+        await withCheckedContinuation { done in requestSinks { done.resume(returning: ($0 ?? []).map(\.name)) } }
+    }
+}
+
+extension UserFacts {
+    /// This user, as the udev rule and logind know it.
+    static var current: UserFacts {
+        let uid = getuid()
+        // getpwuid's record is overwritten by the next look-up: its fields are copied at once.
+        let account = getpwuid(uid).map { (name: String(cString: $0.pointee.pw_name), gid: $0.pointee.pw_gid) }
+        let name = account?.name ?? String(uid)
+        let gid = account?.gid ?? getgid()
+        let group = getgrgid(gid).map { String(cString: $0.pointee.gr_name) }
+        return UserFacts(
+            name: name, group: UdevRule.groupValue(name: group, gid: gid), seats: LogindUser.activeSeats(uid: uid),
+            lingering: access("/var/lib/systemd/linger/\(name)", F_OK) == 0)
+    }
+}
+
+extension ServiceFacts {
+    /// What systemd's user manager says of the units, when systemd runs here (sd_booted(3)'s test).
+    static func ask(environment: [String: String]) -> ServiceFacts {
+        guard access("/run/systemd/system", F_OK) == 0 else { return .noSystemd }
+        let answer = systemctl(["is-enabled", "volume-guard.service", "volume-guard.socket"], environment: environment)
+        guard case .answered(let lines) = answer else { return .unreachable(reason: answer.reason) }
+        // An unknown unit is "not-found", or an error naming the file, as systemd's versions differ.
+        let words = lines.map { $0.contains("No such file") ? "not-found" : $0 }
+        guard words.count == 2, words.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "-" } }) else {
+            return .unreachable(reason: lines.first ?? "systemctl said nothing")
+        }
+        return .answered(service: words[0], socket: words[1])
+    }
+
+    /// The user manager's PATH, which the service's actions run with; nil when it cannot be asked.
+    func managerPath(environment: [String: String]) -> String? {
+        guard case .answered = self, case .answered(let lines) = Self.systemctl(["show-environment"], environment: environment) else { return nil }
+        return lines.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst("PATH=".count)) }
+    }
+
+    private static func systemctl(_ arguments: [String], environment: [String: String]) -> BoundedRun {
+        BoundedRun(["systemctl", "--user"] + arguments, environment: environment)
+    }
+}
