@@ -126,9 +126,17 @@ let package = Package(
                 "VolumeGuardClient",
                 "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
-            // As VolumeGuardDaemon's, for the same reason: `learn` holds a PulseConnection too.
-            swiftSettings: [.unsafeFlags(["-Xllvm", "-sil-disable-pass=stack-promotion"], .when(configuration: .release))]
+            swiftSettings: [
+                // As VolumeGuardDaemon's, for the same reason: `learn` and `doctor` hold a PulseConnection too.
+                .unsafeFlags(["-Xllvm", "-sil-disable-pass=stack-promotion"], .when(configuration: .release)),
+                // A member is found only in the modules a file imports itself: ArgumentParser's own `import
+                // Foundation` would otherwise lend every file Foundation's String methods (`contains`, via
+                // `range(of:)`), which the release build, linked without Foundation's own libraries (no ICU),
+                // cannot link.
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
         ),
         // The command-line tool: the client commands, and `run`, the daemon.
         .executableTarget(

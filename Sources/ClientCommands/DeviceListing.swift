@@ -1,5 +1,6 @@
 import GuardProtocol
 import InputDevices
+import SystemPackage
 import VolumeGuardCore
 
 /// One input device as `volume-guard devices` shows it: what it is, whether this user can read it,

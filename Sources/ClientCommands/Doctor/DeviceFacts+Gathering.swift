@@ -1,5 +1,7 @@
 import Glibc
+import GuardProtocol
 import InputDevices
+import SystemPackage
 import VolumeGuardCore
 
 extension DeviceFacts {

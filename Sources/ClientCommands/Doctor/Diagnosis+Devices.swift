@@ -1,4 +1,5 @@
 import GuardProtocol
+import GuardSettings
 import InputDevices
 import VolumeGuardCore
 

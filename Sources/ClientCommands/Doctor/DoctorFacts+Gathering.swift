@@ -5,6 +5,7 @@ import GuardSettings
 import InputDevices
 import PulseBridge
 import VolumeGuardClient
+import VolumeGuardCore
 
 /// The thin shell of `doctor`: each fact read from where it lives, each wait bounded, nothing judged.
 extension DoctorFacts {

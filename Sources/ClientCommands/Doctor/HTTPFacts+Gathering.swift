@@ -1,4 +1,5 @@
 import Glibc
+import GuardProtocol
 import GuardSettings
 
 extension HTTPFacts {
