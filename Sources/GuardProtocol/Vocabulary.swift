@@ -33,6 +33,9 @@ public enum GestureKind: String, Hashable, Sendable, Codable {
     case holdEnd = "hold_end"
     /// Two separate presses of one direction within the double-press window.
     case double
+    /// A press that turned out to be neither a hold nor the first of a double: told once the double-press
+    /// window has passed (and, on a device, the key is up), so it comes later than the press.
+    case tap
 }
 
 /// Where a press came from.

@@ -168,10 +168,10 @@ class Release(TypedDict):
 
 
 class Gesture(TypedDict):
-    """A hold or a double press, told beside the press lines (which stay as they are)."""
+    """A hold, a double press or a tap, told beside the press lines (which stay as they are)."""
 
     type: Literal["gesture"]
-    gesture: Literal["hold_start", "hold_end", "double"]
+    gesture: Literal["hold_start", "hold_end", "double", "tap"]
     direction: NotRequired[Direction]
     """As for the press: absent for a device's keys other than the volume keys."""
     key: NotRequired[str]
