@@ -38,6 +38,20 @@ public enum GestureKind: String, Hashable, Sendable, Codable {
     case tap
 }
 
+/// What starts an action: every press, or one gesture of its key, as the config's `gesture` and status
+/// name it. Its words are the user's, not the gesture lines': an action runs once per hold, so `hold` is
+/// its start.
+public enum TriggerKind: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Every press, at once.
+    case press
+    /// A press that was neither a hold nor part of a double.
+    case tap
+    /// A hold's start.
+    case hold
+    /// A double press.
+    case double
+}
+
 /// Where a press came from.
 public enum Source: String, Hashable, Sendable, Codable {
     /// A change of the guarded sink's volume or mute, whatever key or program made it.
