@@ -2,7 +2,8 @@
 PyPI) loads it through its entry point and runs under Xvfb with a fake camera (fake_camera.py), against a
 real daemon on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with
 pactl takes a picture, a volume-down press is pibooth's print button and takes none, and after the daemon is
-restarted a press takes a picture again, with the client's lines for the loss and the reconnection. Xvfb,
+restarted a press takes a picture again, with the client's lines for the loss and the reconnection. With one
+button for both, a tap of volume up takes a picture and a hold of it prints. Xvfb,
 the server or pibooth failing to start fails the test: nothing is skipped.
 
 Run by scripts/test with the venv it makes from requirements.txt beside this file:
@@ -106,12 +107,13 @@ class PiboothTest(unittest.TestCase):
         self.log_path = self.directory / "pibooth.log"
         self.pibooth: subprocess.Popen[bytes] | None = None
 
-    def start_pibooth(self) -> None:
+    def start_pibooth(self, buttons: str = "") -> None:
+        """pibooth with the plugin, its buttons the plugin's defaults (up and down) unless `buttons` sets them
+        (lines of the [VOLUME_GUARD] section)."""
         config = self.directory / "config"
         config.mkdir()
         # A quick sequence: one capture per picture, no layout shown, no countdown or flash, no print
-        # screen, no final picture shown (pibooth/config/parser.py has every option). The capture and
-        # print presses are the plugin's defaults, up and down.
+        # screen, no final picture shown (pibooth/config/parser.py has every option).
         (config / "pibooth.cfg").write_text(f"""[GENERAL]
 directory = {self.pictures}
 plugins = {TESTS / "fake_camera.py"}
@@ -135,6 +137,7 @@ printer_delay = 0
 
 [VOLUME_GUARD]
 socket = {self.daemon.socket_path}
+{buttons}
 """)
         environment = {key: value for key, value in os.environ.items() if not key.startswith("VOLUME_GUARD")}
         environment |= {
@@ -176,12 +179,16 @@ socket = {self.daemon.socket_path}
         self.server.pactl("set-sink-volume", "guard_a", change)
         self.wait_for(lambda: self.daemon.last_seq() > before, f"the daemon saw no press for {change}")
 
-    def test_a_press_takes_a_photo(self) -> None:
-        self.start_pibooth()
+    def wait_until_following(self) -> None:
+        """Until pibooth waits and the plugin follows the presses: live presses only, as one made before the
+        plugin is subscribed would not come."""
         self.wait_for(lambda: "volume-guard: following the presses" in self.log, "the plugin did not start", 3 * WAIT)
-        # Live presses only: one made before the plugin is subscribed would not come.
         self.wait_for(lambda: self.daemon.raw({"cmd": "status"})["subscribers"] == 1, "the plugin did not subscribe")
         self.wait_for(lambda: "fake camera: pibooth waits" in self.log, "pibooth did not start waiting")
+
+    def test_a_press_takes_a_photo(self) -> None:
+        self.start_pibooth()
+        self.wait_until_following()
         self.assertRegex(self.log, r"Installed plugins: .*volume-guard-0\.1\.0", "not loaded by its entry point")
 
         # Down is the print button: pibooth sees it, and takes no picture.
@@ -221,6 +228,26 @@ socket = {self.daemon.socket_path}
         # Ctrl-C: pibooth_cleanup stops the plugin's thread, and pibooth ends by the signal, not killed.
         self.assertEqual(self.stop_pibooth(), -signal.SIGINT, self.log)
         self.assertIn("volume-guard: stopped following the presses", self.log)
+
+    def test_one_button_a_tap_takes_a_photo_and_a_hold_prints(self) -> None:
+        self.start_pibooth("capture = tap:up\nprint = hold_start:up")
+        self.wait_until_following()
+
+        # A hold: volume up stepped at a held key's pace (pactl after pactl, tens of milliseconds apart).
+        for _ in range(10):
+            self.server.pactl("set-sink-volume", "guard_a", "+5%")
+        self.wait_for(lambda: "the print button, while waiting" in self.log, "pibooth saw no print button for a hold")
+        time.sleep(2)  # were any press of the hold a capture, pibooth would have started by now
+        self.assertNotIn("fake camera: capture", self.log)
+        self.assertEqual(self.log.count("the print button, while waiting"), 1, "one hold, one print")
+
+        # A tap: one press, a picture once no second press can come.
+        self.press("+5%")
+        self.wait_for(lambda: len(self.photos()) == 1, "no picture for a tap")
+        self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 2, "pibooth did not wait again")
+        self.assertEqual(self.log.count("fake camera: capture"), 1)
+        self.assertEqual(self.log.count("the print button, while waiting"), 1, "a tap is no print")
+        self.assertRegex(self.log, r"volume-guard: tap tap:up \(seq \d+\) is the capture button")
 
 
 class InstallTest(unittest.TestCase):
@@ -291,6 +318,33 @@ class ButtonTest(unittest.TestCase):
                 watcher.handle(event)
         posted = [(event.capture, event.printer, event.button) for event in pygame.event.get(BUTTONDOWN)]
         self.assertEqual(posted, [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
+
+    def test_one_button_two_jobs(self) -> None:
+        plugin = import_plugin()
+        import pygame
+        from pibooth.booth import BUTTONDOWN
+
+        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
+            pygame.display.init()
+        self.addCleanup(pygame.quit)
+        config = Config(capture="tap:up", print="hold_start:up")
+        watcher = plugin.Watcher(
+            "/nowhere", capture=plugin._option_names(config, "capture"), printer=plugin._option_names(config, "print")
+        )
+        events = [
+            {"type": "press", "seq": 1, "direction": "up", "source": "input"},  # its gesture is still to come
+            {"type": "gesture", "gesture": "tap", "direction": "up", "seq": 1},
+            {"type": "press", "seq": 2, "direction": "up", "source": "input"},
+            {"type": "gesture", "gesture": "hold_start", "direction": "up", "seq": 2},
+            {"type": "gesture", "gesture": "hold_end", "direction": "up", "seq": 2},
+            {"type": "gesture", "gesture": "double", "direction": "up", "seq": 4},  # neither
+            {"type": "gesture", "gesture": "tap", "direction": "down", "seq": 5},  # not tap:up
+        ]
+        with self.assertLogs("pibooth", "INFO"):
+            for event in events:
+                watcher.handle(event)
+        posted = [(event.capture, event.printer) for event in pygame.event.get(BUTTONDOWN)]
+        self.assertEqual(posted, [(1, 0), (0, 1)])
 
     def test_a_quick_double_press_is_one_capture(self) -> None:
         plugin = import_plugin()
