@@ -25,7 +25,7 @@ public enum Direction: String, Hashable, Sendable, CaseIterable, Codable {
     case mute
 }
 
-/// What a run of presses made: a key held down, or pressed twice quickly.
+/// What a run of presses made: a key held down, pressed twice quickly, or pressed once and let be.
 public enum GestureKind: String, Hashable, Sendable, Codable {
     /// Presses of one direction began repeating at auto-repeat pace: the key is held.
     case holdStart = "hold_start"
