@@ -23,6 +23,7 @@ import time
 import unittest
 import warnings
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 from PIL import Image
@@ -288,18 +289,28 @@ class ButtonTest(unittest.TestCase):
     """Which events are which button, in this process: the events the plugin posts, read back from pygame's
     queue (pygame with no display)."""
 
-    def test_names_choose_the_button(self) -> None:
-        plugin = import_plugin()
+    def setUp(self) -> None:
+        self.plugin = import_plugin()
         import pygame
         from pibooth.booth import BUTTONDOWN
 
         with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
             pygame.display.init()
         self.addCleanup(pygame.quit)
-        config = Config(capture='up, "KEY_CAMERA"', print="double:down, up")
-        watcher = plugin.Watcher(
-            "/nowhere", capture=plugin._option_names(config, "capture"), printer=plugin._option_names(config, "print")
-        )
+        self.pygame, self.buttondown = pygame, BUTTONDOWN
+
+    def watcher(self, capture: str, printer: str):
+        """A watcher with its buttons named as pibooth.cfg names them."""
+        config = Config(capture=capture, print=printer)
+        names = self.plugin._option_names
+        return self.plugin.Watcher("/nowhere", capture=names(config, "capture"), printer=names(config, "print"))
+
+    def posted(self) -> list[tuple[int, int, Any]]:
+        """The buttons posted so far: (capture, printer, button) each."""
+        return [(event.capture, event.printer, event.button) for event in self.pygame.event.get(self.buttondown)]
+
+    def test_names_choose_the_button(self) -> None:
+        watcher = self.watcher(capture='up, "KEY_CAMERA"', printer="double:down, up")
         self.assertEqual(watcher.capture, {"up", "KEY_CAMERA"})
         self.assertEqual(watcher.printer, {"double:down", "up"})
         events = [
@@ -316,21 +327,10 @@ class ButtonTest(unittest.TestCase):
         with self.assertLogs("pibooth", "INFO"):
             for event in events:
                 watcher.handle(event)
-        posted = [(event.capture, event.printer, event.button) for event in pygame.event.get(BUTTONDOWN)]
-        self.assertEqual(posted, [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
+        self.assertEqual(self.posted(), [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
 
     def test_one_button_two_jobs(self) -> None:
-        plugin = import_plugin()
-        import pygame
-        from pibooth.booth import BUTTONDOWN
-
-        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
-            pygame.display.init()
-        self.addCleanup(pygame.quit)
-        config = Config(capture="tap:up", print="hold_start:up")
-        watcher = plugin.Watcher(
-            "/nowhere", capture=plugin._option_names(config, "capture"), printer=plugin._option_names(config, "print")
-        )
+        watcher = self.watcher(capture="tap:up", printer="hold_start:up")
         events = [
             {"type": "press", "seq": 1, "direction": "up", "source": "input"},  # its gesture is still to come
             {"type": "gesture", "gesture": "tap", "direction": "up", "seq": 1},
@@ -343,40 +343,32 @@ class ButtonTest(unittest.TestCase):
         with self.assertLogs("pibooth", "INFO"):
             for event in events:
                 watcher.handle(event)
-        posted = [(event.capture, event.printer) for event in pygame.event.get(BUTTONDOWN)]
-        self.assertEqual(posted, [(1, 0), (0, 1)])
+        self.assertEqual(self.posted(), [(1, 0, None), (0, 1, None)])
 
     def test_a_quick_double_press_is_one_capture(self) -> None:
-        plugin = import_plugin()
-        import pygame
-        from pibooth.booth import BUTTONDOWN
-
-        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
-            pygame.display.init()
-        self.addCleanup(pygame.quit)
-        watcher = plugin.Watcher("/nowhere", capture=frozenset({"up"}), printer=frozenset({"down"}), cooldown=1.0)
+        watcher = self.plugin.Watcher("/nowhere", capture=frozenset({"up"}), printer=frozenset({"down"}), cooldown=1.0)
         pressed = [(100.0, "up"), (100.2, "up"), (100.3, "down"), (101.1, "up"), (101.2, "down")]
         with self.assertLogs("pibooth", "INFO") as logs:
             for seq, (at, direction) in enumerate(pressed, start=1):
-                with mock.patch.object(plugin.time, "monotonic", return_value=at):
+                with mock.patch.object(self.plugin.time, "monotonic", return_value=at):
                     watcher.handle({"type": "press", "seq": seq, "direction": direction, "source": "sink"})
-        posted = [(event.capture, event.printer) for event in pygame.event.get(BUTTONDOWN)]
         self.assertEqual(
-            posted, [(1, 0), (0, 1), (1, 0)], "the second up within the cooldown, and the down after 0.9 s"
+            [(capture, printer) for capture, printer, _ in self.posted()],
+            [(1, 0), (0, 1), (1, 0)],
+            "the second up within the cooldown, and the down after 0.9 s",
         )
         self.assertTrue(
             any("(seq 2) ignored: the capture button is cooling down" in line for line in logs.output), logs.output
         )
 
     def test_a_name_that_is_no_press_is_told(self) -> None:
-        plugin = import_plugin()
         with self.assertLogs("pibooth", "WARNING") as logs:
-            names = plugin._option_names(Config(capture="upp, hold_start:up, double:"), "capture")
+            names = self.plugin._option_names(Config(capture="upp, hold_start:up, double:"), "capture")
         self.assertEqual(names, {"hold_start:up"})
         self.assertEqual(len(logs.output), 2, logs.output)
         self.assertIn("'double:'", logs.output[0])
         self.assertIn("'upp'", logs.output[1])
-        self.assertEqual(plugin._option_names(Config(capture=""), "capture"), set())
+        self.assertEqual(self.plugin._option_names(Config(capture=""), "capture"), set())
 
 
 if __name__ == "__main__":
