@@ -62,7 +62,7 @@ public struct Action: Hashable, Sendable, Codable {
             When the key starts it: `press`, on every press, at once (default); `tap`, a press that turned out to be \
             neither a hold nor part of a double press; `hold`, once per hold, when it starts (`hold-delay` on a device, \
             the second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the \
-            double of one key, each runs alone. A tap is known only once no second press can make it a double, so \
+            double of one key, each runs alone. The sink's mute presses make no gesture. A tap is known only once no second press can make it a double, so \
             an action on `tap` starts later than the press: `double-window` (400 ms) after it on a device, and after \
             its key is up; on the sink, `repeat-delay` or `double-window`, whichever is longer (800 ms). \
             `volume-guard status` shows the delay.
