@@ -175,6 +175,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        // The setup commands' decisions (`learn`'s), with no device, server or daemon.
+        .testTarget(name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardProtocol", "InputDevices", "VolumeGuardCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VolumeGuardClient", "GuardProtocol", "PulseBridge", "VolumeGuardCore", "VolumeGuardDaemon", "GuardSettings"]

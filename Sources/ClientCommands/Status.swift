@@ -69,7 +69,7 @@ struct StatusReport {
     /// One input device: what it is, what the daemon does with it, and why not when it cannot.
     static func describe(_ device: DeviceMessage) -> String {
         guard let name = device.name, let path = device.path else { return "\(device.match): \(device.state.rawValue) (no such device now)" }
-        var text = "\(name) (\(path)\(device.ids.map { ", \($0)" } ?? "")): \(device.state.rawValue)"
+        var text = "\(name) (\(path)\(device.ids.map { ", \($0)" } ?? "")\(device.address.map { ", \($0)" } ?? "")): \(device.state.rawValue)"
         if let error = device.error { text += ": \(error)" }
         if let key = device.lastKey { text += ", last key \(key)" }
         if let fix = device.fix { text += "\n            \(fix)" }

@@ -154,8 +154,8 @@ extension ChildRun {
     }
 }
 
-/// `strings` as a NULL-terminated C array, for the duration of `body`.
-private func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+/// `strings` as a NULL-terminated C array, for the duration of `body`: an argv or envp for posix_spawn.
+package func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
     let pointers = strings.map { strdup($0) } + [nil]
     defer { for pointer in pointers { free(pointer) } }
     return body(pointers)

@@ -44,9 +44,15 @@ public struct ConfigFile: Sendable {
             throw ConfigError(path: path, message: "cannot be read: \(error)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: path, message: "cannot be read: not UTF-8 text") }
+        return try parse(text: text)
+    }
+
+    /// Reads `text` as the file's contents, where its `parser` says: what `learn --write` checks before it
+    /// writes a file.
+    public func parse(text: String) throws(ConfigError) -> Options {
         switch parser {
-        case .inProcess: return try Self.parse(text, path: path)
-        case .child(let executable): return try Self.parseInChild(text, path: path, executable: executable)
+        case .inProcess: try Self.parse(text, path: path)
+        case .child(let executable): try Self.parseInChild(text, path: path, executable: executable)
         }
     }
 

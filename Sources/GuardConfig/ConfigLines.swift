@@ -11,7 +11,7 @@ struct ConfigLines {
         case element(String, Int)
     }
 
-    private enum Line: Equatable {
+    enum Line: Equatable {
         /// `[name...]` or `[[name...]]`: the first component of the name, and whether it is an array.
         case header(String, array: Bool)
         /// `key = ...` or `key.sub = ...`: the first component of the key.
@@ -65,7 +65,7 @@ struct ConfigLines {
         return start..<end
     }
 
-    private static func classify(_ text: Substring) -> Line {
+    static func classify(_ text: Substring) -> Line {
         let trimmed = text.drop { $0 == " " || $0 == "\t" }
         if trimmed.hasPrefix("[") {
             let array = trimmed.hasPrefix("[[")

@@ -88,6 +88,8 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     public var name: String?
     public var path: String?
     public var ids: String?
+    /// Its Bluetooth address, when it has one.
+    public var address: String?
     public var state: DeviceState
     /// Why it is refused, and what to do about it.
     public var error: String?
@@ -96,13 +98,14 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     public var lastKey: String?
 
     public init(
-        match: String, name: String? = nil, path: String? = nil, ids: String? = nil, state: DeviceState, error: String? = nil,
-        fix: String? = nil, lastKey: String? = nil
+        match: String, name: String? = nil, path: String? = nil, ids: String? = nil, address: String? = nil, state: DeviceState,
+        error: String? = nil, fix: String? = nil, lastKey: String? = nil
     ) {
         self.match = match
         self.name = name
         self.path = path
         self.ids = ids
+        self.address = address
         self.state = state
         self.error = error
         self.fix = fix
@@ -110,7 +113,7 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case match, name, path, ids, state, error, fix
+        case match, name, path, ids, address, state, error, fix
         case lastKey = "last_key"
     }
 }

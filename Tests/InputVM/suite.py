@@ -28,6 +28,7 @@ from both_daemon import both_daemon
 from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, executable
 from helpers import latencies
 from input_daemon import InputDaemonScenarios
+from learn_command import learn_command
 from remote import Reader, Remote
 from while_subscribed import while_subscribed_daemon
 
@@ -87,6 +88,7 @@ def main() -> int:
         return checks.result()
     InputDaemonScenarios(checks, binary, arguments.release).run()
     both_daemon(checks, binary)
+    learn_command(checks, binary)
     while_subscribed_daemon(checks, binary)
     if latencies:
         median, longest = statistics.median(latencies) * 1000, max(latencies) * 1000

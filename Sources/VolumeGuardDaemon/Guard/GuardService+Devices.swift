@@ -109,7 +109,8 @@ extension GuardService {
         let found = present.map { device in
             DeviceMessage(
                 match: device.match.description, name: device.info.name, path: device.info.node, ids: device.info.ids,
-                state: device.state, error: device.refusal?.error, fix: device.refusal?.fix, lastKey: device.lastKey.map(KeyNames.name)
+                address: device.info.address, state: device.state, error: device.refusal?.error, fix: device.refusal?.fix,
+                lastKey: device.lastKey.map(KeyNames.name)
             )
         }
         let absent = input.configuration.matches.filter { match in !present.contains { match.matches($0.info) } }

@@ -1,0 +1,68 @@
+import FoundationEssentials
+import Glibc
+import GuardConfig
+import InputDevices
+
+/// The user whom `learn` sets up the booth for: whoever runs it, or, run with sudo, the user who ran sudo
+/// (`SUDO_UID`): that user's config file, socket, audio server and service, files owned by that user. A
+/// fresh Raspberry Pi's remote is readable by root alone, so `sudo volume-guard learn` is the usual way in.
+struct InvokingUser {
+    var name: String
+    var uid: uid_t
+    var gid: gid_t
+    var home: String
+    /// Whether this process is root working for another user (under sudo).
+    var isSudo: Bool
+
+    static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> InvokingUser {
+        let sudoUID = getuid() == 0 ? environment["SUDO_UID"].flatMap { uid_t($0) }.flatMap { $0 == 0 ? nil : $0 } : nil
+        let uid = sudoUID ?? getuid()
+        // getpwuid's record is overwritten by the next look-up: its fields are copied at once.
+        let account = getpwuid(uid).map {
+            (name: String(cString: $0.pointee.pw_name), gid: $0.pointee.pw_gid, home: String(cString: $0.pointee.pw_dir))
+        }
+        return InvokingUser(
+            name: account?.name ?? String(uid), uid: uid, gid: account?.gid ?? getgid(), home: account?.home ?? environment["HOME"] ?? "/",
+            isSudo: sudoUID != nil)
+    }
+
+    /// The environment as this user's own login has it, for the paths that default from it: under sudo
+    /// the user's home and runtime directory (sudo keeps neither), so that the config file, the socket and
+    /// the audio server are the user's; as it is otherwise.
+    func environment(from environment: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        guard isSudo else { return environment }
+        var own = environment.filter { !["XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "PULSE_SERVER", "PULSE_COOKIE"].contains($0.key) }
+        own["HOME"] = home
+        own["USER"] = name
+        own["XDG_RUNTIME_DIR"] = "/run/user/\(uid)"
+        own["PULSE_SERVER"] = "unix:/run/user/\(uid)/pulse/native"
+        // PulseAudio asks for the user's cookie; PipeWire's server needs none.
+        if access("\(home)/.config/pulse/cookie", R_OK) == 0 { own["PULSE_COOKIE"] = "\(home)/.config/pulse/cookie" }
+        return own
+    }
+
+    /// Whether the user has an active session on a seat now (a desktop, a kiosk's login): else the
+    /// service starts at boot only with lingering, and a udev rule gives the remote to the user's group.
+    var hasSeat: Bool { !LogindUser.activeSeats(uid: uid).isEmpty }
+
+    /// Whether systemd starts the user's manager at boot, with no login (`loginctl enable-linger`).
+    var lingers: Bool { access("/var/lib/systemd/linger/\(name)", F_OK) == 0 }
+
+    /// The name of the user's primary group, as a udev rule's `GROUP=` takes it.
+    var groupValue: String {
+        UdevRule.groupValue(name: getgrgid(gid).map { String(cString: $0.pointee.gr_name) }, gid: gid)
+    }
+
+    /// Whether the user may read `node`: `access` for this process's own user, a child run as the user
+    /// otherwise (the node's ACL, which the seat's `uaccess` sets, is the kernel's to judge).
+    func canRead(_ node: String) -> Bool {
+        guard isSudo else { return access(node, R_OK) == 0 }
+        return Spawn.run(["/usr/sbin/runuser", "-u", name, "--", "/usr/bin/test", "-r", node], quiet: true) == 0
+    }
+
+    /// Makes `path` the user's when this process is root working for the user: a file it wrote in the
+    /// user's home.
+    func own(_ path: String) {
+        if isSudo { _ = chown(path, uid, gid) }
+    }
+}

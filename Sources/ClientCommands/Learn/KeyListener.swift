@@ -1,0 +1,63 @@
+import Glibc
+import InputDevices
+import SystemPackage
+import VolumeGuardCore
+
+/// Reads the keys of every input device with keys this process may read, without grabbing any: `learn`
+/// listens where the remote may be, and takes nothing from the desktop.
+///
+/// Devices come and go while it listens: a Bluetooth remote asleep connects at its first press, on new
+/// nodes, so `rescan` opens those and forgets the gone. Reading is nonblocking: `learn` looks every few
+/// milliseconds, between which the event loop does the rest.
+struct KeyListener {
+    /// The devices open, by node.
+    private(set) var open: [String: (file: EvdevFile, info: InputDeviceInfo)] = [:]
+    /// The devices with keys present that this process may not read.
+    private(set) var unreadable: [InputDeviceInfo] = []
+
+    /// Opens the devices of `present` not open yet, and closes those gone or replaced by another device.
+    /// Returns the keys down on the devices it opened: a key held since before learn listened, on a device
+    /// that sends no repeats, is known by that alone.
+    mutating func rescan(_ present: [InputDeviceInfo]) -> [Learning.Input] {
+        for (node, device) in open where !present.contains(where: { $0.node == node && device.info.isSameDevice(opened: $0) }) {
+            device.file.close()
+            open[node] = nil
+        }
+        unreadable = []
+        var down: [Learning.Input] = []
+        for info in present where open[info.node] == nil {
+            do {
+                let file = try EvdevFile.open(info.node)
+                open[info.node] = (file, info)
+                down += ((try? file.keysDown()) ?? []).sorted().map { .keyDownAtOpen(info, key: $0) }
+            } catch .permissionDenied {
+                unreadable.append(info)
+            } catch {
+                continue
+            }
+        }
+        return down
+    }
+
+    /// The keys that went down or up since the last look, in the order read. A repeat counts as a down:
+    /// a key held since before learn listened is heard by its repeats, where its device sends them. A
+    /// device that fails to read (gone) is closed; the next scan may find it again.
+    mutating func keys() -> [Learning.Input] {
+        var keys: [Learning.Input] = []
+        for (node, device) in open.sorted(by: { $0.key < $1.key }) {
+            do {
+                keys += try device.file.read().filter(\.isKey).map { event in
+                    event.value == 0 ? .keyUp(device.info, key: event.code) : .keyDown(device.info, key: event.code)
+                }
+            } catch {
+                device.file.close()
+                open[node] = nil
+            }
+        }
+        return keys
+    }
+
+    func close() {
+        for device in open.values { device.file.close() }
+    }
+}

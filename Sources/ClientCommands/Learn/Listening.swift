@@ -1,0 +1,164 @@
+import Glibc
+import GuardProtocol
+import InputDevices
+import Synchronization
+import VolumeGuardClient
+import VolumeGuardCore
+
+/// `learn`'s listening: the input devices, the default sink and the running daemon's pause, for as long as
+/// `Learning` says, telling the user what it hears as it hears it. Ctrl-C ends it early, the daemon
+/// resumed and the sink as it was.
+struct Listening {
+    let limits: Learning.Limits
+    let socketPath: String
+    /// The audio server's address, libpulse's syntax; nil for its default.
+    let server: String?
+
+    /// What listening found.
+    struct Heard {
+        var learning: Learning
+        /// The input devices with keys present at the end.
+        var present: [InputDeviceInfo]
+        var sinkWatched: Bool
+        var daemonRunning: Bool
+        /// What to try when nothing was heard.
+        var hints: [String]
+        /// Whether Ctrl-C ended it.
+        var interrupted: Bool
+    }
+
+    /// How often the devices are read, and how often they are looked for anew.
+    static let readInterval: Duration = .milliseconds(20)
+    static let scanInterval: Duration = .seconds(1)
+    /// Set by SIGINT or SIGTERM.
+    private static let interrupted = Atomic<Bool>(false)
+
+    func run() async -> Heard {
+        let daemon = await DaemonPause(socketPath: socketPath)
+        var present = InputDirectory.scan()
+        var keys = KeyListener()
+        var inputs = keys.rescan(present)
+        printLine(
+            "Press the button on your remote. (Listening to \(keys.open.count) device\(keys.open.count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.)"
+        )
+        let unreadable = keys.unreadable.map { "\"\($0.name)\"" }
+        if !unreadable.isEmpty {
+            printLine("  Cannot read \(unreadable.joined(separator: ", ")): if the remote is one, run it with sudo.")
+        }
+        if daemon.pausedHere { printLine("  The daemon was guarding: paused while listening, resumed after.") }
+        let sink = await SinkListener.start(server: server)
+        let changes = Changes()
+        switch sink {
+        case .success(let sink): printLine("  Watching the default sink \"\(sink.sink.name)\" (\(sink.serverName)); a change there is put back.")
+        case .failure(.noServer): printLine("  No audio server answers: whether a desktop turns the key into a volume change is not seen.")
+        case .failure(.noDefaultSink): printLine("  The audio server has no default sink to watch.")
+        }
+        var learning = Learning(limits: limits)
+        Self.trapInterrupts()
+        await withTaskGroup(of: Void.self) { group in
+            if case .success(let sink) = sink { group.addTask { await sink.watch { direction in changes.append(direction) } } }
+            let clock = ContinuousClock()
+            let start = clock.now
+            var scanned = start
+            while !learning.isOver(at: clock.now - start) && !Self.interrupted.load(ordering: .relaxed) {
+                inputs += keys.keys() + changes.take().map(Learning.Input.sinkChanged) + [.tick]
+                for input in inputs { tell(learning.handle(input, at: clock.now - start), learning) }
+                inputs = []
+                if clock.now - scanned >= Self.scanInterval {
+                    present = InputDirectory.scan()
+                    inputs = keys.rescan(present)
+                    scanned = clock.now
+                }
+                try? await Task.sleep(for: Self.readInterval)
+            }
+            group.cancelAll()
+        }
+        keys.close()
+        if case .success(let sink) = sink { await sink.close() }
+        await daemon.resume()
+        var hints: [String] = []
+        if present.isEmpty { hints.append("no input device with keys is present: pair the remote and connect it (`bluetoothctl connect ADDRESS`)") }
+        if !keys.unreadable.isEmpty && getuid() != 0 { hints.append("this user cannot read \(keys.unreadable.count) of them: `sudo volume-guard learn`") }
+        if daemon.heldDevices { hints.append("the daemon was paused, but another program may hold the remote: `volume-guard devices` says") }
+        return Heard(
+            learning: learning, present: present, sinkWatched: (try? sink.get()) != nil, daemonRunning: daemon.running, hints: hints,
+            interrupted: Self.interrupted.load(ordering: .relaxed))
+    }
+
+    /// Prints what an input taught, as it happens.
+    private func tell(_ news: [Learning.News], _ learning: Learning) {
+        for item in news {
+            switch item {
+            case .learned(let heard):
+                let more =
+                    limits.count.map { learning.learned.count >= $0 } == true ? "" : "; press another key to learn it too, or wait \(format(limits.next))"
+                printLine("Learned \(KeyNames.name(heard.key)) on \"\(heard.device.name)\"\(more).")
+            case .desktopReacted(let index, let direction):
+                printLine("  The desktop turned \(KeyNames.name(learning.learned[index].key)) into a volume change (\(direction.rawValue)); put back.")
+            case .sinkAlone(let direction):
+                printLine("The default sink's volume changed (\(direction.rawValue)), from a device learn cannot read; put back.")
+            }
+        }
+    }
+
+    func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    /// Ctrl-C (and a TERM) end the listening, not the process: the daemon is resumed first.
+    private static func trapInterrupts() {
+        for signal in [SIGINT, SIGTERM] {
+            Glibc.signal(signal) { _ in Listening.interrupted.store(true, ordering: .relaxed) }
+        }
+    }
+}
+
+/// The sink's changes, from the sink's task to the listening loop.
+private final class Changes: Sendable {
+    private let directions = Mutex<[Direction]>([])
+
+    func append(_ direction: Direction) {
+        directions.withLock { $0.append(direction) }
+    }
+
+    func take() -> [Direction] {
+        directions.withLock { taken in
+            defer { taken = [] }
+            return taken
+        }
+    }
+}
+
+/// The running daemon, paused while `learn` listens so that it lets the remote go, and resumed after;
+/// left alone when it is paused already (by a client, or waiting for a subscriber).
+struct DaemonPause {
+    let socketPath: String
+    let running: Bool
+    let pausedHere: Bool
+    /// Whether it had grabbed devices before the pause.
+    let heldDevices: Bool
+
+    init(socketPath: String) async {
+        self.socketPath = socketPath
+        let client = GuardClient(socketPath: socketPath)
+        guard case .status(let status)? = try? await client.request(Request(.status)) else {
+            (running, pausedHere, heldDevices) = (false, false, false)
+            return
+        }
+        running = true
+        heldDevices = status.devices?.contains { $0.state == .grabbed } ?? false
+        if status.state != .paused, case .ack? = try? await client.request(Request(.pause)) {
+            pausedHere = true
+        } else {
+            pausedHere = false
+        }
+    }
+
+    func resume() async {
+        guard pausedHere else { return }
+        if case .error(let error)? = try? await GuardClient(socketPath: socketPath).request(Request(.resume)) {
+            printError("volume-guard: the daemon did not resume: \(error.message); `volume-guard resume` asks again")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import FoundationEssentials
+import Glibc
+import InputDevices
+import VolumeGuardCore
+
+/// `learn --setup`: does, as root, the steps `learn` would print, for the user it works for. The udev rule
+/// is the one `devices --udev-rule` prints for the learned devices; the service is the user's own, asked of
+/// the user's service manager (which lingering starts) by the user's own `systemctl --user`.
+struct SetupRunner {
+    let user: InvokingUser
+    let matches: [DeviceMatch]
+    let present: [InputDeviceInfo]
+
+    /// Runs `steps`, saying what each did; false when one failed (it says which, and the command to run
+    /// by hand). Every step is tried.
+    func run(_ steps: [LearnSteps.Step], _ facts: LearnSteps.Facts) -> Bool {
+        printLine("\nSetting up for \(user.name):")
+        var ok = true
+        for step in steps {
+            let (why, command) = LearnSteps.text(step, facts)
+            if perform(step) {
+                printLine("  done: \(why)")
+            } else {
+                ok = false
+                printLine("  FAILED: \(why); by hand, as \(user.name): \(command)")
+            }
+        }
+        return ok
+    }
+
+    private func perform(_ step: LearnSteps.Step) -> Bool {
+        switch step {
+        case .udevRule(let access):
+            let rule = UdevRule.text(for: matches, devices: present, access: access)
+            do {
+                try Data(rule.utf8).write(to: URL(fileURLWithPath: UdevRule.path))
+            } catch {
+                return false
+            }
+            // The rule gives the nodes present now only once udev runs its rules on them again.
+            return Spawn.run(["udevadm", "control", "--reload"]) == 0 && Spawn.run(["udevadm", "trigger", "--subsystem-match=input", "--settle"]) == 0
+        case .linger:
+            return Spawn.run(["loginctl", "enable-linger", user.name]) == 0
+        case .service(let restart):
+            // The user's own systemctl, on the user's bus: lingering starts the user's manager a moment after
+            // it is enabled, so it is asked again for a few seconds.
+            let runtime = "/run/user/\(user.uid)"
+            let command =
+                ["runuser", "-u", user.name, "--", "env", "XDG_RUNTIME_DIR=\(runtime)", "DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus"]
+                + ["systemctl", "--user"] + (restart ? ["restart", "volume-guard.service"] : ["enable", "--now", "volume-guard.service"])
+            for attempt in 0..<10 {
+                if Spawn.run(command, quiet: attempt < 9) == 0 { return true }
+                sleep(1)
+            }
+            return false
+        }
+    }
+}
