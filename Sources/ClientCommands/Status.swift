@@ -78,9 +78,16 @@ struct StatusReport {
 }
 
 extension StatusReport {
-    /// One action: its counts and how its last run went.
+    /// One action: the gesture it runs on and what waiting for a tap costs, its counts, and how its last
+    /// run went.
     static func describe(_ action: ActionMessage) -> String {
-        var text = "\(action.name): \(action.runs) run\(action.runs == 1 ? "" : "s"), \(action.dropped) dropped"
+        var text = action.name
+        if let gesture = action.gesture { text += " on \(gesture.rawValue)" }
+        if let delay = action.tapDelay {
+            let waits = [delay.input.map { "\($0) ms on input" }, delay.sink.map { "\($0) ms on the sink" }].compactMap { $0 }
+            if !waits.isEmpty { text += " (waits \(waits.joined(separator: ", ")))" }
+        }
+        text += ": \(action.runs) run\(action.runs == 1 ? "" : "s"), \(action.dropped) dropped"
         guard let last = action.last else { return text }
         text += "; last #\(last.seq) at \(last.time): "
         switch last.result {

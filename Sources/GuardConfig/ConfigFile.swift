@@ -130,6 +130,10 @@ public struct ConfigFile: Sendable {
             "source", as: \.string, "\"sink\" or \"input\"", check: { Source(rawValue: $0) == nil ? "must be \"sink\" or \"input\"" : nil }
         ).flatMap(Source.init)
         let device = try entries.value("device", as: \.string, "a device name", check: Options.problem(text:))
+        let gestures = Setting.Kind.choice(TriggerKind.allCases.map(\.rawValue)).description
+        let gesture =
+            try entries.value("gesture", as: \.string, gestures, check: { TriggerKind(rawValue: $0) == nil ? "must be \(gestures)" : nil })
+            .flatMap(TriggerKind.init) ?? .press
         let shell = try entries.value("shell", as: \.bool, "true or false") ?? false
         guard entries.table.contains(key: "run") else {
             throw entries.error(nil, "an [[action]] needs `run`: the program and its arguments, e.g. run = [\"gphoto2\", \"--capture-image\"]")
@@ -137,7 +141,8 @@ public struct ConfigFile: Sendable {
         if shell {
             let script = try entries.value("run", as: \.string, "a shell command line (with shell = true)", check: Options.problem(text:))!
             return Action(
-                name: name, shell: script, on: directions, keys: keys, source: source, device: device, timeout: timeout, cooldown: cooldown)
+                name: name, shell: script, on: directions, keys: keys, source: source, device: device, gesture: gesture, timeout: timeout,
+                cooldown: cooldown)
         }
         let words = entries.table["run"]?.array?.map(\.string) ?? []
         let command = words.compactMap { $0 }
@@ -146,7 +151,8 @@ public struct ConfigFile: Sendable {
                 "run", "must be a list of the program and its arguments, e.g. [\"gphoto2\", \"--capture-image\"] (or a command line with shell = true)")
         }
         return Action(
-            name: name, command: command, on: directions, keys: keys, source: source, device: device, timeout: timeout, cooldown: cooldown)
+            name: name, command: command, on: directions, keys: keys, source: source, device: device, gesture: gesture, timeout: timeout,
+            cooldown: cooldown)
     }
 
     /// Seconds as written in the file, to the millisecond.

@@ -25,13 +25,30 @@ public enum Direction: String, Hashable, Sendable, CaseIterable, Codable {
     case mute
 }
 
-/// What a run of presses made: a key held down, or pressed twice quickly.
+/// What a run of presses made: a key held down, pressed twice quickly, or pressed once and let be.
 public enum GestureKind: String, Hashable, Sendable, Codable {
     /// Presses of one direction began repeating at auto-repeat pace: the key is held.
     case holdStart = "hold_start"
     /// The repeats stopped: the key was let go (or the direction changed, or the server went away).
     case holdEnd = "hold_end"
     /// Two separate presses of one direction within the double-press window.
+    case double
+    /// A press that turned out to be neither a hold nor the first of a double: told once the double-press
+    /// window has passed (and, on a device, the key is up), so it comes later than the press.
+    case tap
+}
+
+/// What starts an action: every press, or one gesture of its key, as the config's `gesture` and status
+/// name it. Its words are the user's, not the gesture lines': an action runs once per hold, so `hold` is
+/// its start.
+public enum TriggerKind: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Every press, at once.
+    case press
+    /// A press that was neither a hold nor part of a double.
+    case tap
+    /// A hold's start.
+    case hold
+    /// A double press.
     case double
 }
 

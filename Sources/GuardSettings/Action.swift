@@ -1,7 +1,7 @@
 import GuardProtocol
 import VolumeGuardCore
 
-/// A command the daemon runs on a press: `[[action]]` in the config file.
+/// A command the daemon runs on a press, or on one gesture of a key: `[[action]]` in the config file.
 ///
 /// The command is an argument vector, run without a shell, so a sink name or anything else in the press
 /// can never be taken for shell syntax; the press reaches it in environment variables instead. An
@@ -18,6 +18,9 @@ public struct Action: Hashable, Sendable, Codable {
     public var keys: Set<UInt16>?
     public var source: Source?
     public var device: String?
+    /// Every press (`press`), or one gesture of the key: its tap, its hold (at the hold's start), its
+    /// double press. One key may then do several jobs, each action running alone for its gesture.
+    public var gesture: TriggerKind
     /// How long it may run before its whole process group is killed.
     public var timeout: Duration
     /// How long after it starts a press does not start it again: a shutter remote bounces, and people
@@ -54,6 +57,18 @@ public struct Action: Hashable, Sendable, Codable {
         ("source", "Only presses from this source, `sink` or `input` (default: either)."),
         ("device", "Only presses from this device, by name, matched as `devices` matches names (default: any)."),
         (
+            "gesture",
+            """
+            When the key starts it: `press`, on every press, at once (default); `tap`, a press that turned out to be \
+            neither a hold nor part of a double press; `hold`, once per hold, when it starts (`hold-delay` on a device, \
+            the second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the \
+            double of one key, each runs alone. The sink's mute presses make no gesture. A tap is known only once no second press can make it a double, so \
+            an action on `tap` starts later than the press: `double-window` (400 ms) after it on a device, and after \
+            its key is up; on the sink, `repeat-delay` or `double-window`, whichever is longer (800 ms). \
+            `volume-guard status` shows the delay.
+            """
+        ),
+        (
             "run",
             """
             Required: the program and its arguments, as a list, run without a shell, so that nothing in a press can \
@@ -81,7 +96,8 @@ public struct Action: Hashable, Sendable, Codable {
 
     public init(
         name: String? = nil, command: [String], on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
-        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout, cooldown: Duration = .zero
+        source: Source? = nil, device: String? = nil, gesture: TriggerKind = .press, timeout: Duration = Self.defaultTimeout,
+        cooldown: Duration = .zero
     ) {
         precondition(!command.isEmpty, "an action runs a program")
         self.name = name ?? command[0].split(separator: "/").last.map(String.init) ?? command[0]
@@ -90,6 +106,7 @@ public struct Action: Hashable, Sendable, Codable {
         self.keys = keys
         self.source = source
         self.device = device
+        self.gesture = gesture
         self.timeout = timeout
         self.cooldown = cooldown
     }
@@ -97,33 +114,37 @@ public struct Action: Hashable, Sendable, Codable {
     /// An action that runs `script` with `/bin/sh -c`.
     public init(
         name: String? = nil, shell script: String, on directions: Set<Direction> = Set(Direction.allCases), keys: Set<UInt16>? = nil,
-        source: Source? = nil, device: String? = nil, timeout: Duration = Self.defaultTimeout, cooldown: Duration = .zero
+        source: Source? = nil, device: String? = nil, gesture: TriggerKind = .press, timeout: Duration = Self.defaultTimeout,
+        cooldown: Duration = .zero
     ) {
         self.init(
-            name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, keys: keys, source: source, device: device, timeout: timeout,
-            cooldown: cooldown)
+            name: name ?? "sh", command: ["/bin/sh", "-c", script], on: directions, keys: keys, source: source, device: device, gesture: gesture,
+            timeout: timeout, cooldown: cooldown)
     }
 
-    /// Whether `press` runs it.
-    public func runs(on press: Press) -> Bool {
-        if let source, press.origin.source != source { return false }
+    /// Whether `trigger` runs it: its gesture, of a key, source and device it takes.
+    public func runs(on trigger: Trigger) -> Bool {
+        guard trigger.kind == gesture else { return false }
+        if let source, trigger.origin.source != source { return false }
         if let device {
-            guard case .device(let ref) = press.origin, DeviceMatch.name(device).matches(name: ref.name) else { return false }
+            guard case .device(let ref) = trigger.origin, DeviceMatch.name(device).matches(name: ref.name) else { return false }
         }
-        if let direction = press.direction { return directions.contains(direction) }
-        return press.key.map { keys?.contains($0) ?? true } ?? false
+        if let direction = trigger.direction { return directions.contains(direction) }
+        return trigger.key.map { keys?.contains($0) ?? true } ?? false
     }
 
-    /// The press, as the variables the command finds in its environment: those that apply to it.
-    public static func environment(for press: Press) -> [String: String] {
+    /// The press or gesture, as the variables the command finds in its environment: those that apply to it
+    /// (`VOLUME_GUARD_GESTURE` for a gesture only).
+    public static func environment(for trigger: Trigger) -> [String: String] {
         var variables = [
-            "VOLUME_GUARD_SEQ": String(press.seq),
-            "VOLUME_GUARD_COUNT": String(press.count),
-            "VOLUME_GUARD_SOURCE": press.origin.source.rawValue,
+            "VOLUME_GUARD_SEQ": String(trigger.seq),
+            "VOLUME_GUARD_COUNT": String(trigger.count),
+            "VOLUME_GUARD_SOURCE": trigger.origin.source.rawValue,
         ]
-        variables["VOLUME_GUARD_DIRECTION"] = press.direction?.rawValue
-        variables["VOLUME_GUARD_KEY"] = press.key.map(KeyNames.name)
-        switch press.origin {
+        variables["VOLUME_GUARD_GESTURE"] = trigger.kind == .press ? nil : trigger.kind.rawValue
+        variables["VOLUME_GUARD_DIRECTION"] = trigger.direction?.rawValue
+        variables["VOLUME_GUARD_KEY"] = trigger.key.map(KeyNames.name)
+        switch trigger.origin {
         case .sink(let sink): variables["VOLUME_GUARD_SINK"] = sink
         case .device(let device):
             variables["VOLUME_GUARD_DEVICE"] = device.name

@@ -1,7 +1,8 @@
-"""examples/photobooth-app/config.toml against the real photobooth-app: a press made with pactl on a private
-audio server takes a photo in photobooth-app; a second press right after it is dropped by the action's
-cooldown (or refused by photobooth-app) and takes none; a press while photobooth-app is busy with another
-capture is refused, and the daemon's log says so; and a later press takes a photo again.
+"""examples/photobooth-app/config.toml against the real photobooth-app: a tap of volume up made with pactl
+on a private audio server takes a photo in photobooth-app, once the tap is known; a second tap right after it
+is dropped by the action's cooldown (or refused by photobooth-app) and takes none; a hold of the same key
+makes a collage, and a tap while photobooth-app is busy with it is refused, and the daemon's log says so; and
+a later tap takes a photo again.
 
 photobooth-app (PyPI) runs from the venv this test runs in, with its virtual camera (its default backend),
 in a scratch directory that is both its working directory (where it keeps its config, database and media)
@@ -36,10 +37,11 @@ from fixtures import WAIT, AudioServer, Daemon, end, eventually, free_port  # no
 CONFIG = REPOSITORY / "examples" / "photobooth-app" / "config.toml"
 VENV_BIN = Path(sys.executable).parent
 
-# What the example's photo action prints, and what the daemon logs when it drops a press for an action.
+# What the example's actions print, and what the daemon logs when it drops a tap for an action.
 TAKEN = "photobooth-app takes a photo"
+COLLAGE = "photobooth-app takes a collage"
 REFUSED = "photobooth-app refused: a capture is already running"
-DROPPED = "press dropped for it"  # "action still running; ..." or "action cooling down; ..."
+DROPPED = "tap dropped for it"  # "action still running; ..." or "action cooling down; ..."
 FAILED = "action failed"
 
 # Run in photobooth-app's working directory: its own config model, with the countdown of the first
@@ -140,15 +142,26 @@ class PhotoboothAppTest(unittest.TestCase):
             self.fail(self.report(what))
 
     def press(self) -> int:
-        """Presses volume up once; the press's seq."""
+        """Taps volume up once; the press's seq, which its tap carries."""
         self.daemon.press()
         return self.daemon.last_seq()
 
-    def photo_lines(self) -> list[str]:
-        """The messages the daemon logged for the photo action, each with its metadata, but for the line
-        that starts it (which quotes the whole command, and with it every message the command prints)."""
-        lines = (line.partition(" ")[2] for line in self.daemon.log.splitlines() if "action=photo" in line)
+    def hold(self) -> None:
+        """Holds volume up: steps at a held key's pace, pactl after pactl, tens of milliseconds apart; returns
+        once the daemon has told the hold's end, so that the next press is one of its own."""
+        ends = self.daemon.log.count("gesture=hold_end")
+        for _ in range(10):
+            self.server.pactl("set-sink-volume", "guard_a", "+5%")
+        self.wait_for(lambda: self.daemon.log.count("gesture=hold_end") > ends, "the daemon told no end of the hold")
+
+    def action_lines(self, action: str) -> list[str]:
+        """The messages the daemon logged for `action`, each with its metadata, but for the line that starts
+        it (which quotes the whole command, and with it every message the command prints)."""
+        lines = (line.partition(" ")[2] for line in self.daemon.log.splitlines() if f"action={action}" in line)
         return [line for line in lines if not line.startswith("action started")]
+
+    def photo_lines(self) -> list[str]:
+        return self.action_lines("photo")
 
     def outcome(self, seq: int) -> str:
         """What the photo action made of press `seq`: TAKEN, REFUSED or DROPPED, once the daemon has logged it."""
@@ -180,6 +193,24 @@ class PhotoboothAppTest(unittest.TestCase):
         refused, or dropped by the cooldown)."""
         return self.press_until(TAKEN, retry=(REFUSED, DROPPED))
 
+    def hold_until_collage(self) -> None:
+        """Holds volume up until the collage action has photobooth-app take a collage (a hold while it still
+        finishes the last photo is refused); no hold takes a photo."""
+        photos = len(self.photo_lines())
+        deadline = time.monotonic() + WAIT
+        while True:
+            before = len(self.action_lines("collage"))
+            self.hold()
+            self.wait_for(lambda: len(self.action_lines("collage")) > before, "a hold ran no collage action")
+            outcome = self.action_lines("collage")[before]
+            if outcome.startswith(COLLAGE):
+                break
+            # Refused while photobooth-app finishes the last photo, or dropped by the cooldown of the last try.
+            if not (outcome.startswith(REFUSED) or "dropped for it" in outcome) or time.monotonic() > deadline:
+                self.fail(self.report(f"a hold's collage: {outcome!r}"))
+            time.sleep(1)
+        self.assertEqual(len(self.photo_lines()), photos, self.report("a hold ran the photo action"))
+
     def until_accepted(self, path: str) -> None:
         """GETs photobooth-app's `path` until it answers 200, as its kiosk page's buttons would."""
         codes: list[int] = []
@@ -210,9 +241,9 @@ class PhotoboothAppTest(unittest.TestCase):
         self.assertIn(self.outcome(second), (REFUSED, DROPPED), self.report(f"press {second} took a photo"))
         self.wait_for(lambda: len(self.app.photos()) == 2, "the first of two presses took no photo", timeout=3 * WAIT)
 
-        # While photobooth-app is busy with a capture started as from its own page (a collage, which waits
-        # for its first shot to be approved), a press is refused, and logged as such.
-        self.until_accepted("/api/actions/collage/0")
+        # A hold of the same key makes a collage (which waits for its first shot to be approved), and no photo;
+        # while photobooth-app is busy with it, a tap is refused, and logged as such.
+        self.hold_until_collage()
         self.press_until(REFUSED, retry=(DROPPED,))
         self.until_accepted("/api/processing/abort")
 

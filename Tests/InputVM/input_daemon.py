@@ -6,6 +6,7 @@ The scenarios themselves are in input_presses and input_devices; its start, paus
 import time
 from pathlib import Path
 
+from gesture_actions import GestureActionScenarios, actions_config
 from harness import WAIT, Account, Checks, Daemon
 from helpers import CLICKER_LINK, PRESENTER_IDS, SHUTTER, SHUTTER_IDS, SLOW, entry_of, is_press, is_release, tap
 from input_devices import DeviceScenarios
@@ -39,7 +40,7 @@ def audio_servers_running() -> list[str]:
     return found
 
 
-class InputDaemonScenarios(PressScenarios, DeviceScenarios):
+class InputDaemonScenarios(PressScenarios, DeviceScenarios, GestureActionScenarios):
     """One daemon with `source = "input"` from its config file, run as nobody, with no audio server anywhere
     in the guest, and the remotes of every scenario: each scenario is a method, run in the order of `run`."""
 
@@ -59,6 +60,8 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
             'on = "KEY_ENTER"\n'
             f'device = "{SHUTTER} Keyboard"\n'
             'run = ["true"]\n'
+            # One key of the presenter, three jobs: gesture_actions.
+            + actions_config()
         )
         self.daemon = Daemon(binary, self.user, [], "the input daemon")
         # Present before the daemon starts.
@@ -103,6 +106,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios):
                 self.dropped_events,
                 self.flood_while_stopped,
                 self.made_after_start,
+                self.gesture_actions,
                 self.by_id_path,
                 self.readable_later,
                 self.devices_command,

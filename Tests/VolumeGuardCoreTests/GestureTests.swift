@@ -126,7 +126,7 @@ struct GestureTests {
     }
 
     @Test(
-        "two quick presses are a double, told once no repeat can follow; one press is nothing",
+        "two quick presses are a double, told once no repeat can follow, and neither is a tap",
         arguments: [
             Duration.milliseconds(120), .milliseconds(250), .milliseconds(390),
         ])
@@ -134,14 +134,13 @@ struct GestureTests {
         var script = GestureScript()
         script.press(.down, at: .seconds(1))
         script.press(.down, at: .seconds(1) + gap)
-        script.press(.up, at: .seconds(5))
         script.advance(to: .seconds(9))
         #expect(script.kinds == ["double:down"])
         #expect(script.gestures[0].gesture.presses == 2)
         #expect(script.gestures[0].at > .seconds(1) + gap)
     }
 
-    @Test("presses too far apart are no double, and the first repeat of a hold is no double")
+    @Test("presses too far apart for a double but within a first repeat's delay are no double and no tap; a hold is neither")
     func notDouble() {
         var script = GestureScript()
         script.press(.up, at: .zero)
@@ -160,5 +159,56 @@ struct GestureTests {
         script.press(.mute, at: .milliseconds(100))
         script.advance(to: .seconds(2))
         #expect(script.kinds.isEmpty)
+    }
+
+    @Test("a lone press is a tap, told once its run's window has passed")
+    func tap() {
+        var script = GestureScript()
+        script.press(.up, at: .seconds(1))
+        script.advance(to: .seconds(1) + .milliseconds(799))
+        #expect(script.kinds.isEmpty, "a first repeat or a second press may still come")
+        script.advance(to: .seconds(3))
+        #expect(script.kinds == ["tap:up"])
+        #expect(script.gestures[0].at == .seconds(1) + GestureDetector.Thresholds().tapDelay(on: .sink))
+        #expect(script.gestures[0].gesture.seq == 1)
+        #expect(script.gestures[0].gesture.presses == 1)
+    }
+
+    @Test("a press of the other key ends a lone press's run: it is a tap, told then")
+    func tapThenOtherKey() {
+        var script = GestureScript()
+        script.press(.up, at: .zero)
+        script.press(.down, at: .milliseconds(200))
+        #expect(script.kinds == ["tap:up"])
+        #expect(script.gestures[0].at == .milliseconds(200))
+        script.advance(to: .seconds(2))
+        #expect(script.kinds == ["tap:up", "tap:down"])
+    }
+
+    @Test("a triple press slower than repeats is a double, then a tap of the third, as on a device")
+    func triple() {
+        var script = GestureScript()
+        for index in 0..<3 { script.press(.up, at: .milliseconds(180 * index)) }
+        script.advance(to: .seconds(2))
+        #expect(script.kinds == ["double:up", "tap:up"])
+        #expect(script.gestures.map(\.gesture.seq) == [2, 3])
+    }
+
+    @Test("a lone press cut short by the server going away is no tap")
+    func interruptedTap() {
+        var script = GestureScript()
+        script.press(.up, at: .zero)
+        script.interrupt(at: .milliseconds(300))
+        script.advance(to: .seconds(2))
+        #expect(script.kinds.isEmpty)
+    }
+
+    @Test("a tap's delay: the double window on a device; on the sink, the longer of it and the repeat delay")
+    func tapDelay() {
+        let thresholds = GestureDetector.Thresholds(repeatDelay: .milliseconds(300), doubleWindow: .milliseconds(350))
+        #expect(thresholds.tapDelay(on: .input) == .milliseconds(350))
+        #expect(thresholds.tapDelay(on: .sink) == .milliseconds(350))
+        #expect(GestureDetector.Thresholds().tapDelay(on: .input) == .milliseconds(400))
+        #expect(GestureDetector.Thresholds().tapDelay(on: .sink) == .milliseconds(800))
     }
 }

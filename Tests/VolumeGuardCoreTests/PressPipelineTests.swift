@@ -32,7 +32,7 @@ struct PressPipelineTests {
     mutating func release() {
         _ = pipeline.keyDown(115, on: remote, at: .seconds(1))
         let up = pipeline.keyUp(115, on: remote, cause: .keyUp, at: .seconds(1) + .milliseconds(120))
-        #expect(up == [.release(Release(seq: 1, direction: .up, key: 115, device: remote, cause: .keyUp, held: .milliseconds(120)))])
+        #expect(up.first == .release(Release(seq: 1, direction: .up, key: 115, device: remote, cause: .keyUp, held: .milliseconds(120))))
         #expect(pipeline.keyUp(115, on: remote, cause: .keyUp, at: .seconds(2)).isEmpty, "a key not down has nothing to release")
     }
 
@@ -49,15 +49,60 @@ struct PressPipelineTests {
         #expect(end.seq == 1)
     }
 
-    @Test("A second down soon after a short press is a double press, told at once; a third starts afresh")
+    @Test("A second down soon after a short press is a double press, told at once; a third starts afresh, a tap")
     mutating func double() {
         _ = pipeline.keyDown(28, on: remote, at: .zero)
         _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(80))
         #expect(gestures(pipeline.keyDown(28, on: remote, at: .milliseconds(300))) == [.double])
-        _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(380))
+        #expect(gestures(pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(380))).isEmpty, "a double's second is no tap")
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(450))).isEmpty, "nor is its first")
         #expect(gestures(pipeline.keyDown(28, on: remote, at: .milliseconds(500))).isEmpty)
         _ = pipeline.keyUp(28, on: remote, cause: .keyUp, at: .milliseconds(580))
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(900))) == [.tap], "the third press, with no fourth")
         #expect(gestures(pipeline.keyDown(28, on: remote, at: .seconds(2))).isEmpty, "too late for a double")
+    }
+
+    @Test("A short press that no second down follows is a tap, told once the double window has passed, once")
+    mutating func tap() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        let up = pipeline.keyUp(115, on: remote, cause: .keyUp, at: .milliseconds(80))
+        #expect(gestures(up).isEmpty)
+        #expect(up.last == .wakeUp(after: .milliseconds(320)))
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(399))).isEmpty)
+        let told = pipeline.wakeUp(at: .milliseconds(400))
+        guard case .gesture(let tap)? = told.first else { Issue.record("no tap"); return }
+        #expect(tap == Gesture(kind: .tap, direction: .up, key: 115, seq: 1, presses: 1, origin: .device(remote)))
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(600))).isEmpty, "told once")
+    }
+
+    @Test("A press held past the double window and let go before the hold delay is a tap, told at its release")
+    mutating func longTap() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(420))).isEmpty, "still down")
+        #expect(gestures(pipeline.keyUp(115, on: remote, cause: .keyUp, at: .milliseconds(450))) == [.tap])
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(500))).isEmpty, "no hold once it is up")
+    }
+
+    @Test("A press whose release was lost to its device going is no tap")
+    mutating func goneIsNoTap() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        #expect(gestures(pipeline.keyUp(115, on: remote, cause: .deviceGone, at: .milliseconds(100))).isEmpty)
+        #expect(gestures(pipeline.wakeUp(at: .seconds(1))).isEmpty)
+    }
+
+    @Test("A hold is no tap")
+    mutating func holdIsNoTap() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        #expect(gestures(pipeline.wakeUp(at: .milliseconds(500))) == [.holdStart])
+        #expect(gestures(pipeline.keyUp(115, on: remote, cause: .keyUp, at: .milliseconds(700))) == [.holdEnd])
+        #expect(gestures(pipeline.wakeUp(at: .seconds(2))).isEmpty)
+    }
+
+    @Test("A tap whose wake-up is late is told at the key's next down, before it can be taken for a double's first")
+    mutating func lateTap() {
+        _ = pipeline.keyDown(115, on: remote, at: .zero)
+        _ = pipeline.keyUp(115, on: remote, cause: .keyUp, at: .milliseconds(80))
+        #expect(gestures(pipeline.keyDown(115, on: remote, at: .milliseconds(700))) == [.tap])
     }
 
     @Test("A hold is no first half of a double press")

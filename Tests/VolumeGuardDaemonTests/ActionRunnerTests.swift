@@ -18,7 +18,7 @@ struct ActionRunnerTests {
         try await body(runner, lines)
     }
 
-    let press = Press(seq: 7, direction: .up, count: 2, sink: "bluez_output.remote")
+    let press = Trigger(Press(seq: 7, direction: .up, count: 2, sink: "bluez_output.remote"))
 
     @Test("The press is in the command's environment; its output goes to the log")
     func environment() async throws {
@@ -36,7 +36,7 @@ struct ActionRunnerTests {
         let file = temporaryPath()
         try await withRunner([Action(shell: "echo $VOLUME_GUARD_DIRECTION >> \(file)", on: [.down, .mute])]) { runner, _ in
             for (seq, direction) in [Direction.up, .down, .up, .mute].enumerated() {
-                runner.run(for: Press(seq: UInt64(seq + 1), direction: direction, count: 1, sink: "s"))
+                runner.run(for: Trigger(Press(seq: UInt64(seq + 1), direction: direction, count: 1, sink: "s")))
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(await eventually { (try? String(contentsOfFile: file, encoding: .utf8)) == "down\nmute\n" })
@@ -46,9 +46,9 @@ struct ActionRunnerTests {
     @Test("A device's keys: `on` names them, `source` and `device` narrow an action, and the device is in the environment")
     func deviceKeys() async throws {
         let remote = DeviceRef(name: "AB Shutter3 Keyboard", node: "/dev/input/event5")
-        let enter = Press(seq: 1, direction: nil, key: 28, count: 1, origin: .device(remote))
-        let up = Press(seq: 2, direction: .up, key: 115, count: 1, origin: .device(remote))
-        let sinkUp = Press(seq: 3, direction: .up, count: 1, sink: "s")
+        let enter = Trigger(Press(seq: 1, direction: nil, key: 28, count: 1, origin: .device(remote)))
+        let up = Trigger(Press(seq: 2, direction: .up, key: 115, count: 1, origin: .device(remote)))
+        let sinkUp = Trigger(Press(seq: 3, direction: .up, count: 1, sink: "s"))
         #expect(Action(command: ["x"]).runs(on: enter), "no `on`: every press")
         #expect(!Action(command: ["x"], on: [.up], keys: []).runs(on: enter))
         #expect(Action(command: ["x"], on: [], keys: [28]).runs(on: enter))
@@ -64,6 +64,31 @@ struct ActionRunnerTests {
                 #expect(lines.text.contains(expected), "\(lines.all)")
             }
             #expect(!lines.text.contains("VOLUME_GUARD_DIRECTION"))
+            #expect(!lines.text.contains("VOLUME_GUARD_GESTURE"), "a press is no gesture")
+        }
+    }
+
+    @Test("An action on a gesture runs on that gesture of its key alone, never on the press; the gesture is in the environment")
+    func gestures() async throws {
+        let remote = DeviceRef(name: "AB Shutter3 Consumer Control", node: "/dev/input/event6")
+        func gesture(_ kind: GestureKind, key: UInt16 = 115) -> Trigger {
+            Trigger(Gesture(kind: kind, direction: Direction(key: key), key: key, seq: 4, presses: 1, origin: .device(remote)))!
+        }
+        let press = Trigger(Press(seq: 4, direction: .up, key: 115, count: 1, origin: .device(remote)))
+        let onTap = Action(command: ["x"], on: [.up], gesture: .tap)
+        #expect(onTap.runs(on: gesture(.tap)))
+        #expect(!onTap.runs(on: press))
+        #expect(!onTap.runs(on: gesture(.double)))
+        #expect(!onTap.runs(on: gesture(.tap, key: 114)), "a tap of another key")
+        #expect(Action(command: ["x"], gesture: .hold).runs(on: gesture(.holdStart)))
+        #expect(Action(command: ["x"], gesture: .double).runs(on: gesture(.double)))
+        #expect(!Action(command: ["x"]).runs(on: gesture(.tap)), "an action on presses runs on no gesture")
+        #expect(Trigger(Gesture(kind: .holdEnd, direction: .up, seq: 4, presses: 9, origin: .sink("s"))) == nil, "a hold's end starts nothing")
+        await withRunner([Action(command: ["/usr/bin/env"], gesture: .hold)]) { runner, lines in
+            runner.run(for: gesture(.holdStart))
+            #expect(await eventually { lines.text.contains("VOLUME_GUARD_GESTURE=hold") })
+            #expect(lines.text.contains("VOLUME_GUARD_SEQ=4"), "\(lines.all)")
+            #expect(lines.text.contains("VOLUME_GUARD_KEY=KEY_VOLUMEUP"), "\(lines.all)")
         }
     }
 
@@ -110,7 +135,7 @@ struct ActionRunnerTests {
         let file = temporaryPath()
         try await withRunner([Action(name: "slow", shell: "sleep 1; echo done >> \(file)")]) { runner, lines in
             runner.run(for: press)
-            runner.run(for: Press(seq: 8, direction: .up, count: 1, sink: "s"))
+            runner.run(for: Trigger(Press(seq: 8, direction: .up, count: 1, sink: "s")))
             #expect(!FileManager.default.fileExists(atPath: file), "run(for:) returned before the command finished")
             #expect(lines.text.contains("notice action still running; press dropped for it action=slow seq=8"))
             #expect(await eventually { (try? String(contentsOfFile: file, encoding: .utf8)) == "done\n" })
@@ -123,10 +148,10 @@ struct ActionRunnerTests {
     func cooldown() async throws {
         try await withRunner([Action(name: "photo", shell: "exit 4", cooldown: .seconds(60))]) { runner, lines in
             runner.run(for: press)
-            #expect(await eventually { runner.report?.first?.last?.result == .exited })
-            runner.run(for: Press(seq: 8, direction: .up, count: 1, sink: "s"))
+            #expect(await eventually { runner.report(thresholds: .init(), sources: .sink)?.first?.last?.result == .exited })
+            runner.run(for: Trigger(Press(seq: 8, direction: .up, count: 1, sink: "s")))
             #expect(lines.text.contains("notice action cooling down; press dropped for it action=photo remaining="), "\(lines.all)")
-            let report = try #require(runner.report?.first)
+            let report = try #require(runner.report(thresholds: .init(), sources: .sink)?.first)
             #expect((report.runs, report.dropped, report.last?.seq, report.last?.status) == (1, 1, 7, 4))
         }
     }

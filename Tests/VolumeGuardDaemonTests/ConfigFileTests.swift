@@ -35,6 +35,7 @@ struct ConfigFileTests {
             run = ["gphoto2", "--capture-image"]
             timeout = 2.5
             cooldown = 1
+            gesture = "tap"
 
             [[action]]
             shell = true
@@ -49,8 +50,8 @@ struct ConfigFileTests {
                     keys: ["KEY_ENTER"], holdDelay: 600,
                     actions: [
                         Action(
-                            name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], keys: [], timeout: .milliseconds(2500),
-                            cooldown: .seconds(1)),
+                            name: "photo", command: ["gphoto2", "--capture-image"], on: [.up], keys: [], gesture: .tap,
+                            timeout: .milliseconds(2500), cooldown: .seconds(1)),
                         Action(shell: #"echo "$VOLUME_GUARD_SEQ" >> /tmp/presses"#),
                     ]
                 ))
@@ -58,6 +59,7 @@ struct ConfigFileTests {
         #expect(options.actions?[1].directions == [.up, .down, .mute])
         #expect(options.actions?[1].timeout == .seconds(10))
         #expect(options.actions?[1].cooldown == .zero)
+        #expect(options.actions?[1].gesture == .press, "every press, unless a gesture is named")
     }
 
     @Test("An empty file sets nothing, /dev/null too; a missing one too, unless it was named")
@@ -133,7 +135,13 @@ struct ConfigFileTests {
             message: "must be between 0.1 and 3600 (seconds)"),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\nwhen = \"up\"\n", line: 6, key: "when", action: 2,
-            message: "unknown key; known keys: name, on, source, device, run, shell, timeout, cooldown"),
+            message: "unknown key; known keys: name, on, source, device, gesture, run, shell, timeout, cooldown"),
+        Mistake(
+            text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ngesture = \"hold_start\"\n", line: 6, key: "gesture", action: 2,
+            message: "must be one of \"press\", \"tap\", \"hold\", \"double\""),
+        Mistake(
+            text: "[[action]]\nrun = [\"a\"]\ngesture = 2\n", line: 3, key: "gesture", action: 1,
+            message: "must be one of \"press\", \"tap\", \"hold\", \"double\""),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\ncooldown = -1\n", line: 3, key: "cooldown", action: 1,
             message: "must be between 0 and 3600 (seconds)"),

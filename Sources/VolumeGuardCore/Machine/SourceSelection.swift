@@ -1,3 +1,5 @@
+import GuardProtocol
+
 /// Where the daemon takes presses from.
 public enum SourceSelection: String, Hashable, Sendable, CaseIterable, Codable {
     /// The default sink's volume changes, whatever made them: the audio server must run.
@@ -12,4 +14,11 @@ public enum SourceSelection: String, Hashable, Sendable, CaseIterable, Codable {
     public var guardsSink: Bool { self != .input }
     /// Whether input devices are taken.
     public var takesDevices: Bool { self != .sink }
+    /// Whether presses come from `source`.
+    public func takes(_ source: Source) -> Bool {
+        switch source {
+        case .sink: guardsSink
+        case .input: takesDevices
+        }
+    }
 }

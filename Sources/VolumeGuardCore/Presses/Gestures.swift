@@ -1,6 +1,6 @@
 import GuardProtocol
 
-/// A gesture made of presses: a key held down, or pressed twice quickly.
+/// A gesture made of presses: a key held down, pressed twice quickly, or pressed once and let be (a tap).
 public struct Gesture: Hashable, Sendable {
     public var kind: GestureKind
     /// The volume key; nil for another key of a device.
@@ -38,8 +38,9 @@ public struct Gesture: Hashable, Sendable {
 /// repeat pace has been seen; it ends when no press comes for three of the periods observed (and no less
 /// than `repeatPeriod`), not after a fixed long timeout. A double press is two presses inside
 /// `doubleWindow` that no repeat follows; it is told only once a repeat could no longer come, since a
-/// second press after 250 ms is also how a held key's first repeat looks. Plain presses are never
-/// delayed: gestures are extra.
+/// second press after 250 ms is also how a held key's first repeat looks. A tap is a press that nothing
+/// followed: told when the time a first repeat or a second press may take has passed
+/// (`Thresholds.tapDelay(on: .sink)`). Plain presses are never delayed: gestures are extra.
 public struct GestureDetector: Hashable, Sendable {
     public struct Thresholds: Hashable, Sendable {
         /// The longest interval between repeats that still counts as auto-repeat (Bluetooth remotes
@@ -60,6 +61,16 @@ public struct GestureDetector: Hashable, Sendable {
             self.repeatDelay = repeatDelay
             self.doubleWindow = doubleWindow
             self.holdDelay = holdDelay
+        }
+
+        /// How long after its press a tap is told, at the soonest: on a device, once no second down can
+        /// make it a double; on the sink, once neither a first repeat nor a second press can come. An
+        /// action on taps waits this long.
+        public func tapDelay(on source: Source) -> Duration {
+            switch source {
+            case .input: doubleWindow
+            case .sink: max(repeatDelay, doubleWindow)
+            }
         }
     }
 
@@ -112,16 +123,17 @@ public struct GestureDetector: Hashable, Sendable {
         return (gestures, run.map { window(after: $0) })
     }
 
-    /// Looks again at `now`: a hold whose repeats stopped ends, and a pair of presses no repeat
-    /// followed is a double press. Returns when to look again, if still needed.
+    /// Looks again at `now`: a hold whose repeats stopped ends, a pair of presses no repeat followed is a
+    /// double press, and a press nothing followed is a tap. Returns when to look again, if still needed.
     public mutating func wakeUp(at now: Duration) -> (gestures: [Gesture], wakeUp: Duration?) {
         let gestures = finish(at: now, force: false)
         return (gestures, run.map { max(.zero, $0.last + window(after: $0) - now) })
     }
 
-    /// The server went away: no repeat can be seen, so a hold ends now.
+    /// The server went away: no repeat can be seen, so a hold ends now. A lone press is no tap then: a
+    /// repeat that would have made it a hold may have been lost with the server.
     public mutating func interrupt(at now: Duration) -> [Gesture] {
-        finish(at: now, force: true)
+        finish(at: now, force: true).filter { $0.kind != .tap }
     }
 
     /// Ends the current run if it is over (or `force`), telling what it was.
@@ -134,7 +146,7 @@ public struct GestureDetector: Hashable, Sendable {
         if current.pressCount == 2, current.last - current.first <= thresholds.doubleWindow {
             return [current.gesture(.double)]
         }
-        return []
+        return current.pressCount == 1 ? [current.gesture(.tap)] : []
     }
 
     /// How long after a run's last press the next may come and still belong to it; past that the run
@@ -143,7 +155,7 @@ public struct GestureDetector: Hashable, Sendable {
     /// After two, not yet held: one repeat period.
     private func window(after run: Run) -> Duration {
         if run.holding, let period = run.period { return max(period * 3, thresholds.repeatPeriod) }
-        if run.pressCount == 1 { return max(thresholds.repeatDelay, thresholds.doubleWindow) }
+        if run.pressCount == 1 { return thresholds.tapDelay(on: .sink) }
         return thresholds.repeatPeriod
     }
 }

@@ -5,16 +5,16 @@ import GuardProtocol
 /// what to send. The shell then hands the lines to the subscribers (whose hub keeps the history that
 /// `since` replays) and the presses to the actions, the same for every source.
 ///
-/// The sink's presses have no ups, so `GestureDetector` guesses holds and double presses from their
+/// The sink's presses have no ups, so `GestureDetector` guesses holds, double presses and taps from their
 /// timing; a device's keys go down and up, and `KeysDown` times those.
 public struct PressPipeline: Sendable {
     /// What to do with what the pipeline made.
     public enum Action: Hashable, Sendable {
-        /// Send a press to every subscriber and run the actions it matches.
+        /// Send a press to every subscriber and run the actions on presses it matches.
         case publish(Press)
         /// Send a release to every subscriber.
         case release(Release)
-        /// Send a gesture to the subscribers that want them.
+        /// Send a gesture to the subscribers that want them, and run the actions on gestures it matches.
         case gesture(Gesture)
         /// Call `wakeUp(at:)` after this long: a gesture may complete in silence then. Earlier calls
         /// do no harm, so a shell may keep one timer per request or just the earliest.
@@ -27,6 +27,9 @@ public struct PressPipeline: Sendable {
     public private(set) var counts = PressCounts()
     private var guessed: GestureDetector
     private var keysDown: KeysDown
+
+    /// When gestures are told: the same for both sources.
+    public var thresholds: GestureDetector.Thresholds { guessed.thresholds }
 
     public init(thresholds: GestureDetector.Thresholds = .init()) {
         guessed = GestureDetector(thresholds: thresholds)
@@ -50,8 +53,8 @@ public struct PressPipeline: Sendable {
 
     /// `key` of `device` is no longer down, for `cause`, at `now`. Nothing for a key not down.
     public mutating func keyUp(_ key: UInt16, on device: DeviceRef, cause: ReleaseCause, at now: Duration) -> [Action] {
-        guard let (release, gestures) = keysDown.released(.init(device: device, key: key), cause: cause, at: now) else { return [] }
-        return [.release(release)] + gestures.map(Action.gesture)
+        guard let (release, gestures, wakeUp) = keysDown.released(.init(device: device, key: key), cause: cause, at: now) else { return [] }
+        return [.release(release)] + tell((gestures, wakeUp))
     }
 
     /// Looks again at `now`, as a `wakeUp` asked.

@@ -3,11 +3,12 @@ import GuardSettings
 import VolumeGuardCore
 
 extension ActionRunner {
-    /// The runner's decisions as a value: fed presses and the ends of runs, with the time, it says which
-    /// actions start and why the others do not, and keeps what each action did last for status replies.
+    /// The runner's decisions as a value: fed triggers (presses and gestures) and the ends of runs, with the
+    /// time, it says which actions start and why the others do not, and keeps what each action did last for
+    /// status replies.
     ///
-    /// A press never waits for an action: one that is still running, started less than its cooldown ago,
-    /// or would exceed `limit` running actions is dropped for that press, so a held key or a bouncing
+    /// A trigger never waits for an action: one that is still running, started less than its cooldown ago,
+    /// or would exceed `limit` running actions is dropped for that trigger, so a held key or a bouncing
     /// remote cannot pile up work, and one press takes one photo.
     struct StateMachine {
         /// How a run ended.
@@ -19,7 +20,7 @@ extension ActionRunner {
             case failed(String)
         }
 
-        /// Why a press did not start an action.
+        /// Why a trigger did not start an action.
         enum Drop: Hashable, Sendable {
             /// It was still running (the camera still taking the last photo).
             case running
@@ -44,8 +45,8 @@ extension ActionRunner {
             var index: Int
         }
 
-        /// One start of an action: the press's seq, the wall-clock time for status, the instant for the
-        /// cooldown.
+        /// One start of an action: the seq of its trigger's press, the wall-clock time for status, the instant
+        /// for the cooldown.
         struct Run: Hashable, Sendable {
             var seq: UInt64
             var time: String
@@ -108,9 +109,9 @@ extension ActionRunner {
             records = records.filter { identities.contains($0.key) || $0.value.isRunning }
         }
 
-        /// The actions `press` calls for, in the configured order: each started, or dropped and why.
-        mutating func press(_ press: Press, time: String, at now: ContinuousClock.Instant) -> [Decision] {
-            zip(identities, actions).filter { $0.1.runs(on: press) }.map { identity, action in
+        /// The actions `trigger` calls for, in the configured order: each started, or dropped and why.
+        mutating func trigger(_ trigger: Trigger, time: String, at now: ContinuousClock.Instant) -> [Decision] {
+            zip(identities, actions).filter { $0.1.runs(on: trigger) }.map { identity, action in
                 var record = records[identity] ?? Record()
                 defer { records[identity] = record }
                 switch record.life {
@@ -126,7 +127,7 @@ extension ActionRunner {
                         return .drop(action, .overLimit)
                     }
                     record.runs += 1
-                    record.life = .running(Run(seq: press.seq, time: time, started: now))
+                    record.life = .running(Run(seq: trigger.seq, time: time, started: now))
                     return .start(action, as: identity)
                 }
             }
@@ -145,12 +146,24 @@ extension ActionRunner {
         /// How many actions run now.
         var running: Int { records.values.count(where: \.isRunning) }
 
-        /// The configured actions, as a status reply reports them.
-        var report: [ActionMessage] {
+        /// The configured actions, as a status reply reports them, with the delay of those on taps as
+        /// `thresholds` make it, from each of `sources` they hear.
+        func report(thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> [ActionMessage] {
             zip(identities, actions).map { identity, action in
                 let record = records[identity] ?? Record()
-                return ActionMessage(name: action.name, runs: record.runs, dropped: record.dropped, last: Self.message(record.life))
+                return ActionMessage(
+                    name: action.name, gesture: action.gesture == .press ? nil : action.gesture,
+                    tapDelay: action.gesture == .tap ? Self.tapDelay(of: action, thresholds: thresholds, sources: sources) : nil,
+                    runs: record.runs, dropped: record.dropped, last: Self.message(record.life))
             }
+        }
+
+        private static func tapDelay(of action: Action, thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> TapDelayMessage {
+            func milliseconds(_ source: Source) -> Int? {
+                guard sources.takes(source), action.source ?? source == source else { return nil }
+                return Int(thresholds.tapDelay(on: source) / .milliseconds(1))
+            }
+            return TapDelayMessage(input: milliseconds(.input), sink: milliseconds(.sink))
         }
 
         private static func message(_ life: Life) -> ActionRunMessage? {

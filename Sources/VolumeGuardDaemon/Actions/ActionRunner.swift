@@ -8,9 +8,9 @@ import Subprocess
 import SystemPackage
 import VolumeGuardCore
 
-/// Runs the configured actions on presses, without ever holding up the guard.
+/// Runs the configured actions on presses and gestures, without ever holding up the guard.
 ///
-/// `run(for:)` only decides (`StateMachine`: a press for an action that is still running, cooling down,
+/// `run(for:)` only decides (`StateMachine`: a trigger for an action that is still running, cooling down,
 /// or beyond `concurrencyLimit` running actions is dropped with a log line rather than queued) and
 /// queues; the commands run in this service's own task group. Every command runs in a session of its
 /// own, with a timeout after which its whole process group gets SIGTERM, then SIGKILL a second later.
@@ -23,7 +23,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
     private struct Job: Sendable {
         var action: Action
         var identity: StateMachine.Identity
-        var press: Press
+        var trigger: Trigger
     }
 
     private let state: NIOLockedValueBox<StateMachine>
@@ -44,31 +44,34 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         state.withLockedValue { $0.replace(actions) }
     }
 
-    /// The configured actions for a status reply, their counts and last runs; nil when there are none.
-    var report: [ActionMessage]? {
-        state.withLockedValue { $0.actions.isEmpty ? nil : $0.report }
+    /// The configured actions for a status reply, their counts and last runs, and what a tap costs as
+    /// `thresholds` make it, from the `sources` presses come from; nil when there are none.
+    func report(thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> [ActionMessage]? {
+        state.withLockedValue { $0.actions.isEmpty ? nil : $0.report(thresholds: thresholds, sources: sources) }
     }
 
-    /// Starts the actions `press` calls for, or drops them; returns at once.
-    func run(for press: Press) {
+    /// Starts the actions `trigger` calls for, or drops them; returns at once.
+    func run(for trigger: Trigger) {
         let time = WireFormat.timestamp(Date())
-        let decisions = state.withLockedValue { $0.press(press, time: time, at: .now) }
+        let decisions = state.withLockedValue { $0.trigger(trigger, time: time, at: .now) }
         for decision in decisions {
             switch decision {
             case .start(let action, let identity):
-                if case .terminated = post.yield(Job(action: action, identity: identity, press: press)) {
+                if case .terminated = post.yield(Job(action: action, identity: identity, trigger: trigger)) {
                     ended(identity, .failed("the daemon is stopping"))
                 }
             case .drop(let action, let drop):
-                var metadata: Logger.Metadata = ["action": "\(action.name)", "seq": "\(press.seq)"]
+                var metadata: Logger.Metadata = ["action": "\(action.name)", "seq": "\(trigger.seq)"]
+                // "press dropped", "tap dropped", ...: what the action was to run for.
+                let what = trigger.kind.rawValue
                 switch drop {
                 case .running:
-                    logger.notice("action still running; press dropped for it", metadata: metadata)
+                    logger.notice("action still running; \(what) dropped for it", metadata: metadata)
                 case .coolingDown(let remaining):
                     metadata["remaining"] = "\(Self.seconds(remaining))"
-                    logger.notice("action cooling down; press dropped for it", metadata: metadata)
+                    logger.notice("action cooling down; \(what) dropped for it", metadata: metadata)
                 case .overLimit:
-                    logger.notice("\(Self.concurrencyLimit) actions already running; press dropped", metadata: metadata)
+                    logger.notice("\(Self.concurrencyLimit) actions already running; \(what) dropped", metadata: metadata)
                 }
             }
         }
@@ -102,7 +105,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         let action = job.action
         var tagged = logger
         tagged[metadataKey: "action"] = "\(action.name)"
-        tagged[metadataKey: "seq"] = "\(job.press.seq)"
+        tagged[metadataKey: "seq"] = "\(job.trigger.seq)"
         let logger = tagged
         logger.debug("action started", metadata: ["command": "\(action.command.joined(separator: " "))"])
         let started = ContinuousClock.now
@@ -110,7 +113,7 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         do {
             outcome = try await withThrowingTaskGroup(of: StateMachine.Outcome.self) { group in
                 group.addTask {
-                    switch try await Self.spawn(action, for: job.press, logger: logger) {
+                    switch try await Self.spawn(action, for: job.trigger, logger: logger) {
                     case .exited(let status): .exited(status)
                     case .signaled(let signal): .signaled(signal)
                     }
@@ -153,13 +156,13 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
 
     /// Runs the command to its end, logging its output line by line. Cancelled, it sends its process
     /// group SIGTERM, and SIGKILL after `termGrace`.
-    private static func spawn(_ action: Action, for press: Press, logger: Logger) async throws -> TerminationStatus {
+    private static func spawn(_ action: Action, for trigger: Trigger, logger: Logger) async throws -> TerminationStatus {
         var options = PlatformOptions()
         options.createSession = true
         options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: termGrace)]
         let program = action.command[0]
         var variables: [Environment.Key: String?] = [:]
-        for (name, value) in Action.environment(for: press) { variables[Environment.Key(stringLiteral: name)] = value }
+        for (name, value) in Action.environment(for: trigger) { variables[Environment.Key(stringLiteral: name)] = value }
         let result = try await Subprocess.run(
             program.contains("/") ? .path(FilePath(program)) : .name(program),
             arguments: Arguments(Array(action.command.dropFirst())),

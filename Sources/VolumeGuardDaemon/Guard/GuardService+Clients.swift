@@ -52,7 +52,7 @@ extension GuardService {
             },
             source: configuration.source.rawValue,
             devices: deviceMessages,
-            actions: actions.report
+            actions: actions.report(thresholds: machine.pipeline.thresholds, sources: configuration.source)
         )
     }
 

@@ -6,7 +6,7 @@ import PulseBridge
 import VolumeGuardCore
 
 /// Performing what the machine decides: the audio server's connection and requests, timers, lines to the
-/// subscribers, presses to the actions, the record on disk, systemd and the log.
+/// subscribers, presses and gestures to the actions, the record on disk, systemd and the log.
 extension GuardService {
     func perform(_ effect: GuardMachine.Effect) {
         logger.trace("effect", metadata: ["effect": "\(effect)"])
@@ -35,13 +35,14 @@ extension GuardService {
                 "press",
                 metadata: ["seq": "\(press.seq)", "press": "\(press.direction?.rawValue ?? press.key.map(KeyNames.name) ?? "")", "count": "\(press.count)"])
             noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: PressMessage(press, time: timestamp))))
-            actions.run(for: press)
+            actions.run(for: Trigger(press))
         case .release(let release):
             logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
             noteCutLoose(hub.publishRelease(seq: release.seq, ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
         case .gesture(let gesture):
             logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
             noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
+            if let trigger = Trigger(gesture) { actions.run(for: trigger) }
         case .announce(let state): noteCutLoose(hub.announce(state).cutLoose)
         case .status(let line): notifier.notify("STATUS=\(line)")
         case .answer(let waiter): waiters.removeValue(forKey: waiter)?.resume()

@@ -2,7 +2,8 @@
 PyPI) loads it through its entry point and runs under Xvfb with a fake camera (fake_camera.py), against a
 real daemon on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with
 pactl takes a picture, a volume-down press is pibooth's print button and takes none, and after the daemon is
-restarted a press takes a picture again, with the client's lines for the loss and the reconnection. Xvfb,
+restarted a press takes a picture again, with the client's lines for the loss and the reconnection. With one
+button for both, a tap of volume up takes a picture and a hold of it prints. Xvfb,
 the server or pibooth failing to start fails the test: nothing is skipped.
 
 Run by scripts/test with the venv it makes from requirements.txt beside this file:
@@ -22,6 +23,7 @@ import time
 import unittest
 import warnings
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 from PIL import Image
@@ -106,12 +108,13 @@ class PiboothTest(unittest.TestCase):
         self.log_path = self.directory / "pibooth.log"
         self.pibooth: subprocess.Popen[bytes] | None = None
 
-    def start_pibooth(self) -> None:
+    def start_pibooth(self, buttons: str = "") -> None:
+        """pibooth with the plugin, its buttons the plugin's defaults (up and down) unless `buttons` sets them
+        (lines of the [VOLUME_GUARD] section)."""
         config = self.directory / "config"
         config.mkdir()
         # A quick sequence: one capture per picture, no layout shown, no countdown or flash, no print
-        # screen, no final picture shown (pibooth/config/parser.py has every option). The capture and
-        # print presses are the plugin's defaults, up and down.
+        # screen, no final picture shown (pibooth/config/parser.py has every option).
         (config / "pibooth.cfg").write_text(f"""[GENERAL]
 directory = {self.pictures}
 plugins = {TESTS / "fake_camera.py"}
@@ -135,6 +138,7 @@ printer_delay = 0
 
 [VOLUME_GUARD]
 socket = {self.daemon.socket_path}
+{buttons}
 """)
         environment = {key: value for key, value in os.environ.items() if not key.startswith("VOLUME_GUARD")}
         environment |= {
@@ -176,12 +180,16 @@ socket = {self.daemon.socket_path}
         self.server.pactl("set-sink-volume", "guard_a", change)
         self.wait_for(lambda: self.daemon.last_seq() > before, f"the daemon saw no press for {change}")
 
-    def test_a_press_takes_a_photo(self) -> None:
-        self.start_pibooth()
+    def wait_until_following(self) -> None:
+        """Until pibooth waits and the plugin follows the presses: live presses only, as one made before the
+        plugin is subscribed would not come."""
         self.wait_for(lambda: "volume-guard: following the presses" in self.log, "the plugin did not start", 3 * WAIT)
-        # Live presses only: one made before the plugin is subscribed would not come.
         self.wait_for(lambda: self.daemon.raw({"cmd": "status"})["subscribers"] == 1, "the plugin did not subscribe")
         self.wait_for(lambda: "fake camera: pibooth waits" in self.log, "pibooth did not start waiting")
+
+    def test_a_press_takes_a_photo(self) -> None:
+        self.start_pibooth()
+        self.wait_until_following()
         self.assertRegex(self.log, r"Installed plugins: .*volume-guard-0\.1\.0", "not loaded by its entry point")
 
         # Down is the print button: pibooth sees it, and takes no picture.
@@ -222,6 +230,26 @@ socket = {self.daemon.socket_path}
         self.assertEqual(self.stop_pibooth(), -signal.SIGINT, self.log)
         self.assertIn("volume-guard: stopped following the presses", self.log)
 
+    def test_one_button_a_tap_takes_a_photo_and_a_hold_prints(self) -> None:
+        self.start_pibooth("capture = tap:up\nprint = hold_start:up")
+        self.wait_until_following()
+
+        # A hold: volume up stepped at a held key's pace (pactl after pactl, tens of milliseconds apart).
+        for _ in range(10):
+            self.server.pactl("set-sink-volume", "guard_a", "+5%")
+        self.wait_for(lambda: "the print button, while waiting" in self.log, "pibooth saw no print button for a hold")
+        time.sleep(2)  # were any press of the hold a capture, pibooth would have started by now
+        self.assertNotIn("fake camera: capture", self.log)
+        self.assertEqual(self.log.count("the print button, while waiting"), 1, "one hold, one print")
+
+        # A tap: one press, a picture once no second press can come.
+        self.press("+5%")
+        self.wait_for(lambda: len(self.photos()) == 1, "no picture for a tap")
+        self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 2, "pibooth did not wait again")
+        self.assertEqual(self.log.count("fake camera: capture"), 1)
+        self.assertEqual(self.log.count("the print button, while waiting"), 1, "a tap is no print")
+        self.assertRegex(self.log, r"volume-guard: tap tap:up \(seq \d+\) is the capture button")
+
 
 class InstallTest(unittest.TestCase):
     def test_the_plugin_brings_the_client(self) -> None:
@@ -261,18 +289,28 @@ class ButtonTest(unittest.TestCase):
     """Which events are which button, in this process: the events the plugin posts, read back from pygame's
     queue (pygame with no display)."""
 
-    def test_names_choose_the_button(self) -> None:
-        plugin = import_plugin()
+    def setUp(self) -> None:
+        self.plugin = import_plugin()
         import pygame
         from pibooth.booth import BUTTONDOWN
 
         with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
             pygame.display.init()
         self.addCleanup(pygame.quit)
-        config = Config(capture='up, "KEY_CAMERA"', print="double:down, up")
-        watcher = plugin.Watcher(
-            "/nowhere", capture=plugin._option_names(config, "capture"), printer=plugin._option_names(config, "print")
-        )
+        self.pygame, self.buttondown = pygame, BUTTONDOWN
+
+    def watcher(self, capture: str, printer: str):
+        """A watcher with its buttons named as pibooth.cfg names them."""
+        config = Config(capture=capture, print=printer)
+        names = self.plugin._option_names
+        return self.plugin.Watcher("/nowhere", capture=names(config, "capture"), printer=names(config, "print"))
+
+    def posted(self) -> list[tuple[int, int, Any]]:
+        """The buttons posted so far: (capture, printer, button) each."""
+        return [(event.capture, event.printer, event.button) for event in self.pygame.event.get(self.buttondown)]
+
+    def test_names_choose_the_button(self) -> None:
+        watcher = self.watcher(capture='up, "KEY_CAMERA"', printer="double:down, up")
         self.assertEqual(watcher.capture, {"up", "KEY_CAMERA"})
         self.assertEqual(watcher.printer, {"double:down", "up"})
         events = [
@@ -289,40 +327,48 @@ class ButtonTest(unittest.TestCase):
         with self.assertLogs("pibooth", "INFO"):
             for event in events:
                 watcher.handle(event)
-        posted = [(event.capture, event.printer, event.button) for event in pygame.event.get(BUTTONDOWN)]
-        self.assertEqual(posted, [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
+        self.assertEqual(self.posted(), [(1, 0, None), (1, 0, None), (0, 1, None), (1, 0, None)])
+
+    def test_one_button_two_jobs(self) -> None:
+        watcher = self.watcher(capture="tap:up", printer="hold_start:up")
+        events = [
+            {"type": "press", "seq": 1, "direction": "up", "source": "input"},  # its gesture is still to come
+            {"type": "gesture", "gesture": "tap", "direction": "up", "seq": 1},
+            {"type": "press", "seq": 2, "direction": "up", "source": "input"},
+            {"type": "gesture", "gesture": "hold_start", "direction": "up", "seq": 2},
+            {"type": "gesture", "gesture": "hold_end", "direction": "up", "seq": 2},
+            {"type": "gesture", "gesture": "double", "direction": "up", "seq": 4},  # neither
+            {"type": "gesture", "gesture": "tap", "direction": "down", "seq": 5},  # not tap:up
+        ]
+        with self.assertLogs("pibooth", "INFO"):
+            for event in events:
+                watcher.handle(event)
+        self.assertEqual(self.posted(), [(1, 0, None), (0, 1, None)])
 
     def test_a_quick_double_press_is_one_capture(self) -> None:
-        plugin = import_plugin()
-        import pygame
-        from pibooth.booth import BUTTONDOWN
-
-        with mock.patch.dict(os.environ, {"SDL_VIDEODRIVER": "dummy"}):
-            pygame.display.init()
-        self.addCleanup(pygame.quit)
-        watcher = plugin.Watcher("/nowhere", capture=frozenset({"up"}), printer=frozenset({"down"}), cooldown=1.0)
+        watcher = self.plugin.Watcher("/nowhere", capture=frozenset({"up"}), printer=frozenset({"down"}), cooldown=1.0)
         pressed = [(100.0, "up"), (100.2, "up"), (100.3, "down"), (101.1, "up"), (101.2, "down")]
         with self.assertLogs("pibooth", "INFO") as logs:
             for seq, (at, direction) in enumerate(pressed, start=1):
-                with mock.patch.object(plugin.time, "monotonic", return_value=at):
+                with mock.patch.object(self.plugin.time, "monotonic", return_value=at):
                     watcher.handle({"type": "press", "seq": seq, "direction": direction, "source": "sink"})
-        posted = [(event.capture, event.printer) for event in pygame.event.get(BUTTONDOWN)]
         self.assertEqual(
-            posted, [(1, 0), (0, 1), (1, 0)], "the second up within the cooldown, and the down after 0.9 s"
+            [(capture, printer) for capture, printer, _ in self.posted()],
+            [(1, 0), (0, 1), (1, 0)],
+            "the second up within the cooldown, and the down after 0.9 s",
         )
         self.assertTrue(
             any("(seq 2) ignored: the capture button is cooling down" in line for line in logs.output), logs.output
         )
 
     def test_a_name_that_is_no_press_is_told(self) -> None:
-        plugin = import_plugin()
         with self.assertLogs("pibooth", "WARNING") as logs:
-            names = plugin._option_names(Config(capture="upp, hold_start:up, double:"), "capture")
+            names = self.plugin._option_names(Config(capture="upp, hold_start:up, double:"), "capture")
         self.assertEqual(names, {"hold_start:up"})
         self.assertEqual(len(logs.output), 2, logs.output)
         self.assertIn("'double:'", logs.output[0])
         self.assertIn("'upp'", logs.output[1])
-        self.assertEqual(plugin._option_names(Config(capture=""), "capture"), set())
+        self.assertEqual(self.plugin._option_names(Config(capture=""), "capture"), set())
 
 
 if __name__ == "__main__":

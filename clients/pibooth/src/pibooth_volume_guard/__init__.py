@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 LOGGER = logging.getLogger("pibooth")
 SECTION = "VOLUME_GUARD"
 DIRECTIONS = ("up", "down", "mute")
-GESTURES = ("hold_start", "hold_end", "double")
+GESTURES = ("tap", "hold_start", "hold_end", "double")
 
 _watcher: "Watcher | None" = None
 
@@ -48,7 +48,8 @@ def pibooth_configure(cfg: Any) -> None:
         "capture",
         "up",
         "Presses that are the capture button: 'up', 'down', 'mute', a device's key ('KEY_ENTER'), or a "
-        "gesture ('hold_start', 'hold_end', 'double', or one key's: 'double:down') (list of quoted names accepted)",
+        "gesture ('tap', 'hold_start', 'hold_end', 'double', or one key's: 'tap:up'; one button, two jobs: "
+        "capture = tap:up, print = hold_start:up) (list of quoted names accepted)",
     )
     cfg.add_option(SECTION, "print", "down", "Presses that are the print button, named as for capture")
     cfg.add_option(

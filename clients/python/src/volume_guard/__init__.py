@@ -34,6 +34,7 @@ from ._messages import (
     Source,
     State,
     Status,
+    TapDelay,
     Version,
 )
 from ._paths import default_socket_path
@@ -63,6 +64,7 @@ __all__ = [
     "Source",
     "State",
     "Status",
+    "TapDelay",
     "Version",
     "VolumeGuardError",
     "default_socket_path",

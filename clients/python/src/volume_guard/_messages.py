@@ -74,10 +74,21 @@ class ActionRun(TypedDict):
     """How long it ran, once it ended."""
 
 
+class TapDelay(TypedDict):
+    """How long after the press an action on taps starts, in milliseconds, from each source it hears."""
+
+    input: NotRequired[int]
+    sink: NotRequired[int]
+
+
 class ActionReport(TypedDict):
     """One entry of the status's `actions`: a configured `[[action]]`."""
 
     name: str
+    gesture: NotRequired[Literal["tap", "hold", "double"]]
+    """The gesture of its key it runs on; absent when it runs on every press."""
+    tap_delay_ms: NotRequired[TapDelay]
+    """For an action on taps: the wait until no second press can make the press a double."""
     runs: int
     """Its starts since the daemon started."""
     dropped: int
@@ -168,10 +179,10 @@ class Release(TypedDict):
 
 
 class Gesture(TypedDict):
-    """A hold or a double press, told beside the press lines (which stay as they are)."""
+    """A hold, a double press or a tap, told beside the press lines (which stay as they are)."""
 
     type: Literal["gesture"]
-    gesture: Literal["hold_start", "hold_end", "double"]
+    gesture: Literal["hold_start", "hold_end", "double", "tap"]
     direction: NotRequired[Direction]
     """As for the press: absent for a device's keys other than the volume keys."""
     key: NotRequired[str]
