@@ -33,6 +33,16 @@ struct ShutdownTests {
         #expect(await subscriber.states.last?.state == .stopped)
     }
 
+    @Test("A SIGTERM the moment the socket is bound, before the services run, still ends the daemon cleanly", arguments: AudioServer.Kind.underTest)
+    func signalWhileStarting(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let daemon = try await Daemon(on: server, waitUntilServing: false)
+        let bound = await eventually(within: .seconds(10), every: .milliseconds(1)) { FileManager.default.fileExists(atPath: daemon.socketPath) }
+        #expect(bound)
+        #expect(await daemon.stop() == 0, "killed by the signal, or failed; log:\n\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+    }
+
     @Test("A second daemon on the same socket refuses to start and leaves the first serving")
     func secondDaemon() async throws {
         let server = try AudioServer(.pulseaudio)

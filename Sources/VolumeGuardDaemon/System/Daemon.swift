@@ -24,8 +24,11 @@ public enum Daemon {
         LoggingSystem.bootstrap { _ in JournalLogHandler(style: style, threshold: threshold) }
         let logger = Logger(label: "volume-guard")
         logger.debug("open files limit", metadata: ["limit": "\(OpenFileLimit.raiseToHard().map(String.init) ?? "unknown")"])
-        // Trapped before anything else: SIGHUP's default action would end the daemon.
+        // Trapped before anything else: SIGHUP's default action would end the daemon, and SIGTERM's or
+        // SIGINT's would end it by the signal while it starts (its socket bound, its stale file left), before
+        // the service group is there to shut it down.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let stops = await UnixSignalsSequence(trapping: .sigterm, .sigint)
 
         // Under socket activation the socket served is systemd's, wherever its unit put it: its path names
         // the daemon in the log and keys the record of original levels, as a bound socket's path does.
@@ -73,9 +76,16 @@ public enum Daemon {
                 services: services.map {
                     .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
                 },
-                gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ))
-        try await group.run()
+        try await withThrowingDiscardingTaskGroup { tasks in
+            // Each SIGTERM or SIGINT shuts the group down gracefully, one that came while the daemon started
+            // too: the group remembers a request made before it runs.
+            tasks.addTask {
+                for await _ in stops { await group.triggerGracefulShutdown() }
+            }
+            try await group.run()
+            tasks.cancelAll()
+        }
     }
 }
