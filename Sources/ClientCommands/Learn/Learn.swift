@@ -57,7 +57,7 @@ public struct Learn: AsyncParsableCommand {
     @Argument(
         parsing: .postTerminator,
         help: ArgumentHelp(
-            "After --: a program and its arguments, written as an [[action]] run on a press of the first key learned (with --write).",
+            "After --: a program and its arguments, written as an [[action]] run on a press of the first key learned (it implies --write).",
             valueName: "command"))
     var command: [String] = []
 
