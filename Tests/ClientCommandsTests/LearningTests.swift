@@ -54,11 +54,15 @@ struct LearningTests {
         #expect(learning.learned.map(\.device) == [Present.consumer])
     }
 
-    @Test("--count ends it at once after that many keys")
+    @Test("--count ends it after that many keys, once the desktop's change of the sink would have come; --next 0 waits as long")
     func count() {
         var learning = Learning(limits: .init(first: .seconds(60), next: .seconds(5), count: 1))
         _ = learning.handle(.keyDown(Present.consumer, key: 115), at: .seconds(1))
-        #expect(learning.isOver(at: .seconds(1)))
+        #expect(!learning.isOver(at: .milliseconds(1_500)))
+        #expect(learning.isOver(at: .seconds(2)))
+        var quick = Learning(limits: .init(first: .seconds(60), next: .zero, count: nil))
+        _ = quick.handle(.keyDown(Present.consumer, key: 115), at: .seconds(1))
+        #expect(quick.deadline == .seconds(2))
     }
 
     @Test("A mouse's buttons are never learned; a remote's keys are")

@@ -9,12 +9,14 @@ has no sudo: learn is run as root with the variables sudo sets (SUDO_UID, SUDO_U
 
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
+from both_daemon import start_pulseaudio
 from harness import WAIT, Account, Checks, Daemon
 from helpers import read_lines
-from remote import BUS_BLUETOOTH, Device
+from remote import BUS_BLUETOOTH, Device, Reader
 from uhid_remote import BluetoothRemote
 
 MINE, TWIN = "2a:07:98:10:34:9c", "2a:07:98:10:34:9d"
@@ -36,6 +38,45 @@ def finish(learn: subprocess.Popen[bytes], lines: list[str]) -> str:
     """All that `learn` printed, once it ended."""
     out, _ = learn.communicate(timeout=WAIT * 2)
     return "\n".join(lines) + "\n" + out.decode(errors="replace")
+
+
+def desktop_turns_key_into_volume(checks: Checks, binary: Path, user: Account, remote: BluetoothRemote) -> None:
+    """A private PulseAudio of the user's, and a stand-in for a desktop: a reader of the remote's node that turns
+    its volume up into `pactl set-sink-volume +5%`, as a desktop's media keys do. learn, run as the user, reads the
+    key, sees the sink change right after it, says so, and puts the level back."""
+    server = start_pulseaudio(user)
+    stop = threading.Event()
+
+    def desktop() -> None:
+        with Reader(remote.nodes[1]) as reader:
+            while not stop.is_set():
+                if any(e.key == "KEY_VOLUMEUP" and e.value == 1 for e in reader.pending()):
+                    user.run(["pactl", "set-sink-volume", "guard_a", "+5%"])
+                time.sleep(0.02)
+
+    try:
+        remote.give_to(user.uid, user.gid)
+        before = user.run(["pactl", "get-sink-volume", "guard_a"]).stdout
+        scratch = user.root / "desktop.toml"
+        command = [str(binary), "learn", "--count", "1", "--config", str(scratch), "--socket", str(user.root / "none.sock")]
+        learn, lines = listen(command, **user.as_user)
+        watcher = threading.Thread(target=desktop)
+        watcher.start()
+        checks.check("learn watches the sink", any('default sink "guard_a"' in line for line in lines), lines)
+        time.sleep(0.3)
+        remote.press("KEY_VOLUMEUP")
+        output = finish(learn, lines)
+        checks.equal("exit status", learn.returncode, 0)
+        checks.check("the desktop's change is named", "The desktop turned KEY_VOLUMEUP into a volume change (up)" in output, output)
+        checks.check("and grabbing the remote is the cure", 'source  input: The desktop turned the key' in output, output)
+        deadline = time.monotonic() + WAIT
+        while user.run(["pactl", "get-sink-volume", "guard_a"]).stdout != before and time.monotonic() < deadline:
+            time.sleep(0.2)
+        checks.equal("the level put back", user.run(["pactl", "get-sink-volume", "guard_a"]).stdout, before)
+    finally:
+        stop.set()
+        server.terminate()
+        server.wait()
 
 
 def learn_command(checks: Checks, binary: Path) -> None:
@@ -115,6 +156,8 @@ def learn_command(checks: Checks, binary: Path) -> None:
             twin.up("KEY_VOLUMEUP")
             checks.equal("exit status", learn.returncode, 0)
             checks.check("the held key, on the twin", "Learned KEY_VOLUMEUP" in output and TWIN in output, output)
+        with checks.scenario("learn sees the desktop turn the remote's key into a volume change, and puts it back"):
+            desktop_turns_key_into_volume(checks, binary, user, twin)
         with checks.scenario("learn as the user, the daemon running: paused while listening, resumed after"):
             command = [str(binary), "learn", "--count", "1"]
             learn, lines = listen(command, **user.as_user)

@@ -7,8 +7,8 @@ import VolumeGuardCore
 ///
 /// The first key is waited for up to `Limits.first`. Each new key then gives the user `Limits.next` more to
 /// press another (a second button, a second key for a second action); a key already learned, pressed
-/// again, does not, so a remote pressed over and over still ends the run. `Limits.count` ends it at once
-/// after that many keys.
+/// again, does not, so a remote pressed over and over still ends the run. `Limits.count` ends it after that
+/// many keys, once a desktop's change of the sink would have been seen.
 ///
 /// A key already down when learn opened its device (a remote's key held since before learn started, whose
 /// device sends no repeats) counts once it has stayed down `heldAtOpen`: the Enter that started learn is
@@ -127,14 +127,16 @@ struct Learning {
         }
     }
 
-    /// When learning ends, as measured from its start: the first key's wait, else the wait for another.
+    /// When learning ends, as measured from its start: the first key's wait, else the wait for another,
+    /// and never before `echoWindow` after the last key: the desktop's change is seen, and put back.
     var deadline: Duration {
-        lastNew.map { $0 + limits.next } ?? limits.first
+        lastNew.map { $0 + max(limits.next, Self.echoWindow) } ?? limits.first
     }
 
-    /// Whether learning is over at `now`: the deadline passed, or `count` keys are learned.
+    /// Whether learning is over at `now`: the deadline passed, or `count` keys are learned and the last one's
+    /// `echoWindow` passed.
     func isOver(at now: Duration) -> Bool {
-        if let count = limits.count, learned.count + sinkAlone.count >= count { return true }
+        if let count = limits.count, learned.count + sinkAlone.count >= count, let lastNew { return now >= lastNew + Self.echoWindow }
         return now >= deadline
     }
 }

@@ -38,21 +38,22 @@ struct Listening {
         var present = InputDirectory.scan()
         var keys = KeyListener()
         var inputs = keys.rescan(present)
-        printLine(
-            "Press the button on your remote. (Listening to \(keys.open.count) device\(keys.open.count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.)"
-        )
+        let sink = await SinkListener.start(server: server)
+        let changes = Changes()
+        // Everything is listening before the user is asked to press.
+        let count = keys.open.count
+        printLine("Listening to \(count) device\(count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.")
         let unreadable = keys.unreadable.map { "\"\($0.name)\"" }
         if !unreadable.isEmpty {
             printLine("  Cannot read \(unreadable.joined(separator: ", ")): if the remote is one, run it with sudo.")
         }
         if daemon.pausedHere { printLine("  The daemon was guarding: paused while listening, resumed after.") }
-        let sink = await SinkListener.start(server: server)
-        let changes = Changes()
         switch sink {
         case .success(let sink): printLine("  Watching the default sink \"\(sink.sink.name)\" (\(sink.serverName)); a change there is put back.")
         case .failure(.noServer): printLine("  No audio server answers: whether a desktop turns the key into a volume change is not seen.")
         case .failure(.noDefaultSink): printLine("  The audio server has no default sink to watch.")
         }
+        printLine("Press the button on your remote.")
         var learning = Learning(limits: limits)
         Self.trapInterrupts()
         await withTaskGroup(of: Void.self) { group in
