@@ -12,6 +12,12 @@ public enum UdevRule {
     public static let path = "/etc/udev/rules.d/70-volume-guard.rules"
     /// How to apply it to the devices present.
     public static let applyCommand = "sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=input"
+    /// The command a user runs to install the rule and apply it: `devices --udev-rule` with `arguments`
+    /// (`--access group`, `--device NAME`), into `path`, then `applyCommand`. `learn` and `doctor` print it.
+    public static func installCommand(_ arguments: String = "") -> String {
+        "volume-guard devices --udev-rule\(arguments) | sudo tee \(path) && \(applyCommand)"
+    }
+
     /// The mode of a node given to a group: read and write for root, read for the group.
     public static let groupMode = "0640"
 

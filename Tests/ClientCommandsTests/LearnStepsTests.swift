@@ -33,7 +33,7 @@ struct LearnStepsTests {
         var facts = booth
         facts.written = false
         facts.devices = ["AB Shutter3"]
-        #expect(LearnSteps.text(.udevRule(.seat), facts).command.hasPrefix("volume-guard devices --device 'AB Shutter3' --udev-rule --access seat"))
+        #expect(LearnSteps.text(.udevRule(.seat), facts).command.hasPrefix("volume-guard devices --udev-rule --device 'AB Shutter3' --access seat"))
         facts.source = .sink
         #expect(!LearnSteps.steps(facts, group: "pi").contains(.udevRule(.group("pi"))))
     }

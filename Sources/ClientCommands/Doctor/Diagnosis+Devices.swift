@@ -61,7 +61,7 @@ extension Diagnosis {
     /// now, as a service started at boot is.
     var installRule: String {
         let access = facts.user.seats.isEmpty ? " --access group" : ""
-        return "volume-guard devices --udev-rule\(access) | sudo tee \(UdevRule.path) && \(UdevRule.applyCommand)"
+        return UdevRule.installCommand(access)
     }
 
     private func judge(_ device: InputDeviceInfo, match: DeviceMatch, in devices: DeviceFacts) -> Finding {

@@ -46,7 +46,7 @@ struct LearnSteps {
             let devices = facts.written ? "" : facts.devices.map { " --device \(shellQuoted($0))" }.joined()
             return (
                 "let \(facts.user) read the remote, and no other keyboard (\(access == .seat ? "while logged in at the seat" : "by \(facts.user)'s group, with no login"))",
-                "volume-guard devices\(devices) --udev-rule --access \(access.name) | sudo tee \(UdevRule.path) && \(UdevRule.applyCommand)"
+                UdevRule.installCommand("\(devices) --access \(access.name)")
             )
         case .linger:
             return ("start \(facts.user)'s services at boot, with nobody logged in", "sudo loginctl enable-linger \(facts.user)")
