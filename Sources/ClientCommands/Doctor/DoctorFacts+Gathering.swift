@@ -95,17 +95,10 @@ extension PulseConnection {
 }
 
 extension UserFacts {
-    /// This user, as the udev rule and logind know it.
+    /// This user (the process's own, not the one sudo ran for), as the udev rule and logind know it.
     static var current: UserFacts {
-        let uid = getuid()
-        // getpwuid's record is overwritten by the next look-up: its fields are copied at once.
-        let account = getpwuid(uid).map { (name: String(cString: $0.pointee.pw_name), gid: $0.pointee.pw_gid) }
-        let name = account?.name ?? String(uid)
-        let gid = account?.gid ?? getgid()
-        let group = getgrgid(gid).map { String(cString: $0.pointee.gr_name) }
-        return UserFacts(
-            name: name, group: UdevRule.groupValue(name: group, gid: gid), seats: LogindUser.activeSeats(uid: uid),
-            lingering: access("/var/lib/systemd/linger/\(name)", F_OK) == 0)
+        let user = InvokingUser.current(environment: [:])
+        return UserFacts(name: user.name, group: user.groupValue, seats: LogindUser.activeSeats(uid: user.uid), lingering: user.lingers)
     }
 }
 
