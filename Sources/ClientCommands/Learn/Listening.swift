@@ -34,7 +34,7 @@ struct Listening {
     private static let interrupted = Atomic<Bool>(false)
 
     func run() async -> Heard {
-        let daemon = await DaemonPause(socketPath: socketPath)
+        let daemon = await DaemonPause.pause(at: socketPath)
         var present = InputDirectory.scan()
         var keys = KeyListener()
         var inputs = keys.rescan(present)
@@ -47,7 +47,7 @@ struct Listening {
         if !unreadable.isEmpty {
             printLine("  Cannot read \(unreadable.joined(separator: ", ")): if the remote is one, run it with sudo.")
         }
-        if daemon.pausedHere { printLine("  The daemon was guarding: paused while listening, resumed after.") }
+        if case .pausedHere = daemon { printLine("  The daemon was guarding: paused while listening, resumed after.") }
         switch sink {
         case .success(let sink): printLine("  Watching the default sink \"\(sink.sink.name)\" (\(sink.serverName)); a change there is put back.")
         case .failure(.noServer): printLine("  No audio server answers: whether a desktop turns the key into a volume change is not seen.")
@@ -131,35 +131,47 @@ private final class Changes: Sendable {
     }
 }
 
-/// The running daemon, paused while `learn` listens so that it lets the remote go, and resumed after;
-/// left alone when it is paused already (by a client, or waiting for a subscriber).
-struct DaemonPause {
-    let socketPath: String
-    let running: Bool
-    let pausedHere: Bool
-    /// Whether it had grabbed devices before the pause.
-    let heldDevices: Bool
+/// The running daemon as `learn` found it, and what learn did to it: paused while learn listens so that it
+/// lets the remote go, and resumed after; left alone when it is paused already (by a client, or waiting for a
+/// subscriber). Every request is bounded: a daemon that accepts and never answers does not hang learn.
+enum DaemonPause {
+    /// No daemon answered.
+    case absent
+    /// It runs, and was paused already: left as it was.
+    case leftAlone(heldDevices: Bool)
+    /// learn paused it, and resumes it.
+    case pausedHere(socketPath: String, heldDevices: Bool)
 
-    init(socketPath: String) async {
-        self.socketPath = socketPath
+    /// How long a request may take, as `doctor`'s.
+    static let patience = DoctorFacts.patience
+
+    /// Pauses the daemon at `socketPath` if one answers and guards.
+    static func pause(at socketPath: String) async -> DaemonPause {
         let client = GuardClient(socketPath: socketPath)
-        guard case .status(let status)? = try? await client.request(Request(.status)) else {
-            (running, pausedHere, heldDevices) = (false, false, false)
-            return
+        guard case .success(.status(let status))? = await withinDeadline(patience, { try await client.request(Request(.status)) }) else {
+            return .absent
         }
-        running = true
-        heldDevices = status.devices?.contains { $0.state == .grabbed } ?? false
-        if status.state != .paused, case .ack? = try? await client.request(Request(.pause)) {
-            pausedHere = true
-        } else {
-            pausedHere = false
+        let held = status.devices?.contains { $0.state == .grabbed } ?? false
+        guard status.state != .paused, case .success(.ack)? = await withinDeadline(patience, { try await client.request(Request(.pause)) })
+        else { return .leftAlone(heldDevices: held) }
+        return .pausedHere(socketPath: socketPath, heldDevices: held)
+    }
+
+    var running: Bool {
+        if case .absent = self { false } else { true }
+    }
+
+    var heldDevices: Bool {
+        switch self {
+        case .absent: false
+        case .leftAlone(let held), .pausedHere(_, let held): held
         }
     }
 
     func resume() async {
-        guard pausedHere else { return }
-        if case .error(let error)? = try? await GuardClient(socketPath: socketPath).request(Request(.resume)) {
-            printError("volume-guard: the daemon did not resume: \(error.message); `volume-guard resume` asks again")
-        }
+        guard case .pausedHere(let socketPath, _) = self else { return }
+        let reply = await withinDeadline(Self.patience) { try await GuardClient(socketPath: socketPath).request(Request(.resume)) }
+        if case .success(.ack)? = reply { return }
+        printError("volume-guard: the daemon did not resume; `volume-guard resume` asks again")
     }
 }

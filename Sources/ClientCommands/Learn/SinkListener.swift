@@ -15,33 +15,22 @@ struct SinkListener {
 
     static let connectTimeout: Duration = .seconds(3)
 
-    /// Connects to `server` (libpulse's address; nil for the default) and reads the default sink; nil, with
-    /// the reason, when no server answers in time or it has no default sink.
+    /// Connects to `server` (libpulse's address; nil for the default) and reads the default sink; the reason
+    /// instead, when no server answers within `connectTimeout` or it has no default sink.
     static func start(server: String?) async -> Result<SinkListener, Failure> {
         let (events, continuation) = AsyncStream.makeStream(of: PulseEvent.self)
         let connection = PulseConnection(applicationName: "volume-guard learn") { continuation.yield($0) }
-        let connected = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do {
-                    try await connection.connect(to: server)
-                    return true
-                } catch {
-                    return false
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: connectTimeout)
-                return false
-            }
-            let first = await group.next()!
-            // A connect still waiting ends now (close resumes it with an error), so the group can end.
-            if !first { await connection.close() }
-            group.cancelAll()
-            return first
+        // A connect still waiting at the deadline ends when the connection closes.
+        guard case .success? = await withinDeadline(connectTimeout, { try await connection.connect(to: server) }) else {
+            await connection.close()
+            return .failure(.noServer)
         }
-        guard connected else { return .failure(.noServer) }
-        guard let info = try? await connection.serverInfo(), let name = info.defaultSink, let sink = await connection.sink(.name(name))
-        else {
+        let found = await withinDeadline(connectTimeout) { () async throws -> (ServerInfo, SinkState)? in
+            let info = try await connection.serverInfo()
+            guard let name = info.defaultSink, let sink = await connection.sink(.name(name)) else { return nil }
+            return (info, sink)
+        }
+        guard case .success(let (info, sink)?)? = found else {
             await connection.close()
             return .failure(.noDefaultSink)
         }
