@@ -10,7 +10,7 @@ extension Desktop {
         var desktops: [Desktop] = []
         if commands.contains("mate-settings-d") {
             let answer = BoundedRun(["gsettings", "get", "org.mate.SettingsDaemon.plugins.media-keys", "enable-osd"], environment: environment)
-            let osd: Bool? = if case .answered(let lines) = answer { lines.first.flatMap { Bool($0) } } else { nil }
+            let osd: Bool? = if case .answered(let lines, _) = answer { lines.first.flatMap { Bool($0) } } else { nil }
             desktops.append(.mate(osd: osd))
         }
         if commands.contains("plasmashell") {

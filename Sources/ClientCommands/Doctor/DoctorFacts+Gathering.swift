@@ -107,7 +107,7 @@ extension ServiceFacts {
     static func ask(environment: [String: String]) -> ServiceFacts {
         guard access("/run/systemd/system", F_OK) == 0 else { return .noSystemd }
         let answer = systemctl(["is-enabled", "volume-guard.service", "volume-guard.socket"], environment: environment)
-        guard case .answered(let lines) = answer else { return .unreachable(reason: answer.reason) }
+        guard case .answered(let lines, _) = answer else { return .unreachable(reason: answer.reason) }
         // An unknown unit is "not-found", or an error naming the file, as systemd's versions differ.
         let words = lines.map { $0.contains("No such file") ? "not-found" : $0 }
         guard words.count == 2, words.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "-" } }) else {
@@ -118,7 +118,7 @@ extension ServiceFacts {
 
     /// The user manager's PATH, which the service's actions run with; nil when it cannot be asked.
     func managerPath(environment: [String: String]) -> String? {
-        guard case .answered = self, case .answered(let lines) = Self.systemctl(["show-environment"], environment: environment) else { return nil }
+        guard case .answered = self, case .answered(let lines, _) = Self.systemctl(["show-environment"], environment: environment) else { return nil }
         return lines.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst("PATH=".count)) }
     }
 

@@ -57,7 +57,7 @@ struct InvokingUser {
     /// otherwise (the node's ACL, which the seat's `uaccess` sets, is the kernel's to judge).
     func canRead(_ node: String) -> Bool {
         guard isSudo else { return access(node, R_OK) == 0 }
-        return Spawn.run(["/usr/sbin/runuser", "-u", name, "--", "/usr/bin/test", "-r", node], quiet: true) == 0
+        return BoundedRun(["/usr/sbin/runuser", "-u", name, "--", "/usr/bin/test", "-r", node], environment: [:]).succeeded
     }
 
     /// Makes `path` the user's when this process is root working for the user: a file it wrote in the

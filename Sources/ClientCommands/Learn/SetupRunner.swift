@@ -38,9 +38,9 @@ struct SetupRunner {
                 return false
             }
             // The rule gives the nodes present now only once udev runs its rules on them again.
-            return Spawn.run(["udevadm", "control", "--reload"]) == 0 && Spawn.run(["udevadm", "trigger", "--subsystem-match=input", "--settle"]) == 0
+            return succeeds(["udevadm", "control", "--reload"]) && succeeds(["udevadm", "trigger", "--subsystem-match=input", "--settle"])
         case .linger:
-            return Spawn.run(["loginctl", "enable-linger", user.name]) == 0
+            return succeeds(["loginctl", "enable-linger", user.name])
         case .service(let restart):
             // The user's own systemctl, on the user's bus: lingering starts the user's manager a moment after
             // it is enabled, so it is asked again for a few seconds.
@@ -49,10 +49,21 @@ struct SetupRunner {
                 ["runuser", "-u", user.name, "--", "env", "XDG_RUNTIME_DIR=\(runtime)", "DBUS_SESSION_BUS_ADDRESS=unix:path=\(runtime)/bus"]
                 + ["systemctl", "--user"] + (restart ? ["restart", "volume-guard.service"] : ["enable", "--now", "volume-guard.service"])
             for attempt in 0..<10 {
-                if Spawn.run(command, quiet: attempt < 9) == 0 { return true }
+                if succeeds(command, quiet: attempt < 9) { return true }
                 sleep(1)
             }
             return false
         }
     }
+
+    /// Whether `arguments` ran and exited 0, within `deadline`; what it printed is shown unless `quiet`.
+    private func succeeds(_ arguments: [String], quiet: Bool = false) -> Bool {
+        let run = BoundedRun(arguments, environment: ProcessInfo.processInfo.environment, deadline: Self.deadline)
+        if !quiet, case .answered(let lines, _) = run { for line in lines { printLine(line) } }
+        if !quiet, case .failed(let reason) = run { printError("volume-guard: \(reason)") }
+        return run.succeeded
+    }
+
+    /// Long enough for `udevadm trigger --settle` on a slow machine.
+    static let deadline: Duration = .seconds(60)
 }
