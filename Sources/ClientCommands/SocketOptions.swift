@@ -21,8 +21,14 @@ public struct SocketOptions: ParsableArguments {
     /// The socket a client talks to.
     var path: String {
         get throws {
-            try given ?? configFile.options().socket ?? DaemonConfiguration.defaultSocketPath(environment: configFile.environment)
+            try path(options: configFile.options(), environment: configFile.environment)
         }
+    }
+
+    /// The socket a client talks to, given the config file's `options` and the `environment` its default
+    /// comes from (the user's own, for `learn` under sudo).
+    func path(options: Options, environment: [String: String]) -> String {
+        given ?? options.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment)
     }
 }
 
@@ -43,9 +49,14 @@ public struct ConfigFileOptions: ParsableArguments {
     /// The file, parsed in a child of this very executable: nothing in it can end the command, nor the
     /// daemon on a reload (`ConfigFile.Parser`).
     public var file: ConfigFile {
+        file(environment: environment, required: config != nil)
+    }
+
+    /// The file for a user whose environment is `environment` (the user's own, for `learn` under sudo);
+    /// `required`, it must exist.
+    func file(environment: [String: String], required: Bool) -> ConfigFile {
         ConfigFile(
-            path: config ?? ConfigFile.standardPath(environment: environment), required: config != nil,
-            parser: .child(executable: "/proc/self/exe"))
+            path: config ?? ConfigFile.standardPath(environment: environment), required: required, parser: .child(executable: "/proc/self/exe"))
     }
 }
 

@@ -74,10 +74,9 @@ public struct Learn: AsyncParsableCommand {
         // libpulse reads the cookie's path from the process's own environment: the user's, under sudo.
         if user.isSudo, let cookie = environment["PULSE_COOKIE"] { setenv("PULSE_COOKIE", cookie, 1) }
         // A file named with --config may not exist yet either: learn makes it.
-        let file = ConfigFile(
-            path: socket.configFile.config ?? ConfigFile.standardPath(environment: environment), parser: .child(executable: "/proc/self/exe"))
+        let file = socket.configFile.file(environment: environment, required: false)
         let options = try exitingOnMistake { () throws(ConfigError) in try file.read() }
-        let socketPath = socket.given ?? options.socket ?? DaemonConfiguration.defaultSocketPath(environment: environment)
+        let socketPath = socket.path(options: options, environment: environment)
         let limits = Learning.Limits(first: .seconds(timeout), next: .seconds(next), count: count)
         let listening = Listening(limits: limits, socketPath: socketPath, server: options.server ?? environment["PULSE_SERVER"])
         let heard = await listening.run()
