@@ -18,10 +18,12 @@ public struct SocketOptions: ParsableArguments {
         socket ?? configFile.environment.nonEmpty("VOLUME_GUARD_SOCKET")
     }
 
-    /// The socket a client talks to.
+    /// The socket a client talks to. A socket given is not looked up: the config file is not read, so a
+    /// user who may not read it (another user's `HOME`, under `sudo -u`) still reaches the daemon.
     var path: String {
         get throws {
-            try path(options: configFile.options(), environment: configFile.environment)
+            if let given { return given }
+            return try path(options: configFile.options(), environment: configFile.environment)
         }
     }
 
