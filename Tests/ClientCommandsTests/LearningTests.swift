@@ -86,6 +86,25 @@ struct LearningTests {
         _ = late.handle(.keyDown(Present.consumer, key: 115), at: .seconds(1))
         #expect(late.handle(.sinkChanged(.up), at: .seconds(3)) == [.sinkAlone(.up)], "two seconds later is not the key's doing")
     }
+
+    @Test("A device heard the moment it appeared is told as the last scan sees it, with the links udev made after")
+    mutating func refreshed() throws {
+        let keypad = InputDeviceInfo(node: "/dev/input/event9", name: "USB Keypad", vendor: 0x1a2c, product: 0x0e24, bus: 3, keys: [28])
+        var twin = keypad
+        twin.node = "/dev/input/event8"
+        var linked = keypad
+        linked.stablePaths = ["/dev/input/by-id/usb-SEM_USB_Keypad-A-event-kbd"]
+        _ = learning.handle(.keyDown(keypad, key: 28), at: .seconds(1))
+        #expect(LearnedSetup(learning, present: [twin, linked])?.devices.first?.fragile == true, "by its node alone, before")
+        learning.refresh([twin, linked])
+        #expect(learning.learned.map(\.device) == [linked])
+        let setup = try #require(LearnedSetup(learning, present: [twin, linked]))
+        #expect(setup.devices.map(\.match) == [.path("/dev/input/by-id/usb-SEM_USB_Keypad-A-event-kbd")])
+        var other = linked
+        other.name = "Another Keypad"
+        learning.refresh([twin, other])
+        #expect(learning.learned.map(\.device) == [linked], "another device on its node is not it")
+    }
 }
 
 @Suite("learn: the settings it writes")

@@ -108,6 +108,17 @@ def executable(path: Path) -> Path:
     return copy
 
 
+def open_files(pid: int) -> set[str]:
+    """The files process `pid` has open now, by path."""
+    files = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            files.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except FileNotFoundError:  # closed meanwhile
+            pass
+    return files
+
+
 def connect(path: Path) -> socket.socket:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.settimeout(WAIT)
@@ -256,13 +267,7 @@ class Daemon:
 
     def open_nodes(self) -> set[str]:
         """The files the daemon has open now, by path."""
-        nodes = set()
-        for fd in os.listdir(f"/proc/{self.pid}/fd"):
-            try:
-                nodes.add(os.readlink(f"/proc/{self.pid}/fd/{fd}"))
-            except FileNotFoundError:  # closed meanwhile
-                pass
-        return nodes
+        return open_files(self.pid)
 
     def stop(self) -> int:
         """SIGTERM, as systemd stops it; its exit status."""

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 from both_daemon import start_pulseaudio
-from harness import WAIT, Account, Checks, Daemon
+from harness import WAIT, Account, Checks, Daemon, open_files
 from helpers import read_lines
 from remote import BUS_BLUETOOTH, Device, Reader
 from uhid_remote import BluetoothRemote
 
-MINE, TWIN = "2a:07:98:10:34:9c", "2a:07:98:10:34:9d"
+MINE, TWIN, WOKEN = "2a:07:98:10:34:9c", "2a:07:98:10:34:9d", "2a:07:98:10:34:9e"
 BEFORE = '# The booth.\nmode = "always"\n\n# Its action.\n[[action]]\nrun = ["/bin/true"]\n'
 
 
@@ -163,6 +163,19 @@ def learn_command(checks: Checks, binary: Path) -> None:
             twin.up("KEY_VOLUMEUP")
             checks.equal("exit status", learn.returncode, 0)
             checks.check("the held key, on the twin", "Learned KEY_VOLUMEUP" in output and TWIN in output, output)
+        with checks.scenario("learn hears the press that wakes a remote: its key down as the remote connects, let go at once"):
+            scratch = user.root / "woken.toml"
+            learn, lines = listen([str(binary), "learn", "--count", "1", "--config", str(scratch)], stdin=subprocess.DEVNULL)
+            with BluetoothRemote("AB Shutter3", WOKEN) as woken:
+                woken.down("KEY_VOLUMEUP")
+                deadline = time.monotonic() + WAIT
+                while woken.nodes[1] not in open_files(learn.pid) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                time.sleep(0.1)
+                woken.up("KEY_VOLUMEUP")
+                output = finish(learn, lines)
+            checks.equal("exit status", learn.returncode, 0)
+            checks.check("the key, on the woken remote", "Learned KEY_VOLUMEUP" in output and WOKEN in output, output)
         with checks.scenario("learn sees the desktop turn the remote's key into a volume change, and puts it back"):
             desktop_turns_key_into_volume(checks, binary, user, twin)
         with checks.scenario("learn as the user, the daemon running: paused while listening, resumed after"):

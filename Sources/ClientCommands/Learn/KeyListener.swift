@@ -7,8 +7,8 @@ import VolumeGuardCore
 /// listens where the remote may be, and takes nothing from the desktop.
 ///
 /// Devices come and go while it listens: a Bluetooth remote asleep connects at its first press, on new
-/// nodes, so `rescan` opens those and forgets the gone. Reading is nonblocking: `learn` looks every few
-/// milliseconds, between which the event loop does the rest.
+/// nodes, so `rescan` opens those (when `/dev/input` says so) and forgets the gone. Reading is nonblocking:
+/// `learn` looks every few milliseconds, between which the event loop does the rest.
 struct KeyListener {
     /// The devices open, by node.
     private(set) var open: [String: (file: EvdevFile, info: InputDeviceInfo)] = [:]
@@ -18,7 +18,11 @@ struct KeyListener {
     /// Opens the devices of `present` not open yet, and closes those gone or replaced by another device.
     /// Returns the keys down on the devices it opened: a key held since before learn listened, on a device
     /// that sends no repeats, is known by that alone.
-    mutating func rescan(_ present: [InputDeviceInfo]) -> [Learning.Input] {
+    ///
+    /// A device opened while `listening` came while learn listened: a remote that the press being made
+    /// woke, so a key down at its open is that press (`keyDown`), however soon it is let go. On the devices
+    /// there at the start it may be the Enter that started learn (`keyDownAtOpen`, which `Learning` times).
+    mutating func rescan(_ present: [InputDeviceInfo], listening: Bool) -> [Learning.Input] {
         for (node, device) in open where !present.contains(where: { $0.node == node && device.info.isSameDevice(opened: $0) }) {
             device.file.close()
             open[node] = nil
@@ -29,7 +33,7 @@ struct KeyListener {
             do {
                 let file = try EvdevFile.open(info.node)
                 open[info.node] = (file, info)
-                down += ((try? file.keysDown()) ?? []).sorted().map { .keyDownAtOpen(info, key: $0) }
+                down += ((try? file.keysDown()) ?? []).sorted().map { listening ? .keyDown(info, key: $0) : .keyDownAtOpen(info, key: $0) }
             } catch .permissionDenied {
                 unreadable.append(info)
             } catch {

@@ -36,7 +36,7 @@ struct Learning {
         /// A key went down, or repeated.
         case keyDown(InputDeviceInfo, key: UInt16)
         case keyUp(InputDeviceInfo, key: UInt16)
-        /// The key was down already when learn opened the device.
+        /// The key was down already when learn opened the device, one there when learn started.
         case keyDownAtOpen(InputDeviceInfo, key: UInt16)
         /// Time passed: a key down since the open may count now.
         case tick
@@ -124,6 +124,14 @@ struct Learning {
             sinkAlone.append(direction)
             lastNew = now
             return [.sinkAlone(direction)]
+        }
+    }
+
+    /// Takes each learned device as `present` shows it now, where it is still there: a device opened the
+    /// moment it appeared had no stable links yet, which udev makes a moment after the node.
+    mutating func refresh(_ present: [InputDeviceInfo]) {
+        for index in learned.indices {
+            if let now = present.first(where: { learned[index].device.isSameDevice($0) }) { learned[index].device = now }
         }
     }
 

@@ -27,17 +27,21 @@ struct Listening {
         var interrupted: Bool
     }
 
-    /// How often the devices are read, and how often they are looked for anew.
+    /// How often the devices are read.
     static let readInterval: Duration = .milliseconds(20)
+    /// How often the devices are looked for anew when `/dev/input` cannot be watched (no inotify instance
+    /// left): a remote that comes is then opened up to this late.
     static let scanInterval: Duration = .seconds(1)
     /// Set by SIGINT or SIGTERM.
     private static let interrupted = Atomic<Bool>(false)
 
     func run() async -> Heard {
         let daemon = await DaemonPause.pause(at: socketPath)
+        // Watched before the first scan, so that no device comes between the two unseen.
+        var watch = try? DirectoryWatch()
         var present = InputDirectory.scan()
         var keys = KeyListener()
-        var inputs = keys.rescan(present)
+        var inputs = keys.rescan(present, listening: false)
         let sink = await SinkListener.start(server: server)
         let changes = Changes()
         // Everything is listening before the user is asked to press.
@@ -65,16 +69,18 @@ struct Listening {
                 inputs += keys.keys() + changes.take().map(Learning.Input.sinkChanged) + [.tick]
                 for input in inputs { tell(learning.handle(input, at: clock.now - start), learning) }
                 inputs = []
-                if clock.now - scanned >= Self.scanInterval {
+                if watch?.drain() ?? (clock.now - scanned >= Self.scanInterval) {
                     present = InputDirectory.scan()
-                    inputs = keys.rescan(present)
+                    inputs = keys.rescan(present, listening: true)
                     scanned = clock.now
                 }
                 try? await Task.sleep(for: Self.readInterval)
             }
             group.cancelAll()
         }
+        learning.refresh(present)
         keys.close()
+        watch?.close()
         if case .success(let sink) = sink { await sink.close() }
         await daemon.resume()
         var hints: [String] = []

@@ -34,7 +34,7 @@ public struct InputDeviceInfo: Hashable, Sendable {
 
     /// Whether `other` is this device, as a later scan sees it: the same node, name, ids, address and keys.
     /// Its links may differ, since udev makes them a moment after the node.
-    func isSameDevice(_ other: InputDeviceInfo) -> Bool {
+    public func isSameDevice(_ other: InputDeviceInfo) -> Bool {
         var other = other
         other.stablePaths = stablePaths
         return self == other
