@@ -114,6 +114,8 @@ final class CountingSimulation {
         case toClient(Int, Reply)
         case clientStep(Int)
         case clientSet(Int)
+        /// A client's request that follows another of the same step (a desktop key's volume after its mute).
+        case clientWrite(Int, Write)
     }
 
     enum Write {
@@ -210,6 +212,9 @@ final class CountingSimulation {
             clientStep(id)
         case .clientSet(let id):
             clientSet(id)
+        case .clientWrite(let id, let write):
+            note("client \(id) sends \(write)")
+            request(.write(write, .ack(nil)), from: id)
         }
     }
 }
