@@ -72,6 +72,7 @@ let package = Package(
             name: "VolumeGuardDaemon",
             dependencies: [
                 "CPeerCredentials",
+                "DurableFiles",
                 "GuardSettings",
                 "InputDevices",
                 "VolumeGuardCore",
@@ -121,6 +122,7 @@ let package = Package(
         .target(
             name: "ClientCommands",
             dependencies: [
+                "DurableFiles",
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",

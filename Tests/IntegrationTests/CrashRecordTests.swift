@@ -1,6 +1,7 @@
 import Foundation
 import GuardProtocol
 import Testing
+import VolumeGuardDaemon
 
 @Suite("Crash safety: the record of original levels", .serialized)
 struct CrashRecordTests {
@@ -70,6 +71,27 @@ struct CrashRecordTests {
         #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
         #expect(daemon.log.contains("the audio server did not acknowledge the restore in time"), "log:\n\(daemon.log)")
         #expect(try record(of: daemon) != nil)
+    }
+
+    @Test("A zero-filled record, as a power cut leaves one, is named in the log and set aside, and the sink keeps its level")
+    func zeroFilledRecord() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let state = server.runtimeDirectory + "/daemon-state"
+        let path = OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": state], socketPath: server.runtimeDirectory + "/volume-guard.sock")
+        try FileManager.default.createDirectory(atPath: state + "/volume-guard", withIntermediateDirectories: true)
+        try Data(repeating: 0, count: 4096).write(to: URL(fileURLWithPath: path))
+
+        let daemon = try await Daemon(on: server)
+        #expect(
+            daemon.log.contains("the record of original levels is 4096 zero bytes, as a power cut during a write can leave a file, so it is not trusted"),
+            "log:\n\(daemon.log)")
+        #expect(daemon.log.contains(path + ".damaged"), "the log names where it went; log:\n\(daemon.log)")
+        #expect(FileManager.default.contents(atPath: path + ".damaged") == Data(repeating: 0, count: 4096), "nothing of it is lost")
+        #expect(try await daemon.status().original?.raw == [65536, 65536], "the sink's own level, not one read from zeros")
+        #expect(try record(of: daemon) == #"{"guard_a":{"muted":false,"volume":[65536,65536]}}"#, "a new record, written whole")
+        #expect(await daemon.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [65536, 65536])
     }
 
     /// The daemon's record, or nil when there is none.
