@@ -98,6 +98,39 @@ struct ConfigTests {
         #expect(try server.isMuted("guard_b"))
     }
 
+    @Test("A config file whose path starts with `-` is read, and named in its mistakes, not taken for an option")
+    func pathLikeAnOption() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "step = 5\n".write(toFile: directory + "/-x", atomically: true, encoding: .utf8)
+        let good = try outcome(of: ["-C", directory, Daemon.binary, "config", "--config=-x", "--json"])
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output == #"{"step":5}"# + "\n")
+        try "step = 500\n".write(toFile: directory + "/-x", atomically: true, encoding: .utf8)
+        let mistake = try outcome(of: ["-C", directory, Daemon.binary, "config", "--config=-x"])
+        #expect(mistake.status == 2)
+        #expect(mistake.errors == "volume-guard: -x:1: key \"step\": must be between 0.1 and 100 (percent)\n")
+    }
+
+    @Test("The loader's warnings on standard error (an LD_PRELOAD it cannot load) do not spoil the parser's answer")
+    func loaderNoise() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/config.toml"
+        try "step = 5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let preload = ["LD_PRELOAD": directory + "/libnone.so"]
+        let good = try outcome(of: [Daemon.binary, "config", "--config", file, "--json"], environment: preload)
+        #expect(good.errors.contains("LD_PRELOAD cannot be preloaded"), "the loader did warn: \(good.errors)")
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output == #"{"step":5}"# + "\n")
+        try "step = 500\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let mistake = try outcome(of: [Daemon.binary, "config", "--config", file], environment: preload)
+        #expect(mistake.status == 2)
+        #expect(mistake.errors.hasSuffix("volume-guard: \(file):1: key \"step\": must be between 0.1 and 100 (percent)\n"), "\(mistake.errors)")
+    }
+
     /// The message for a NUL byte in a config file (`ConfigFile.text`).
     static let nul =
         "a NUL byte, which no config file holds (a power cut during a write can leave zeros); the file is refused, "
