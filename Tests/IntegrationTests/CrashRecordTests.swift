@@ -94,6 +94,35 @@ struct CrashRecordTests {
         #expect(try server.volume(of: "guard_a") == [65536, 65536])
     }
 
+    /// Where strace kills the daemon as it writes its first record: the new file's fsync, the rename, the
+    /// directory's fsync (the daemon makes no other such call before that write).
+    static let killPoints = [("fsync", 1, false), ("rename", 1, false), ("fsync", 2, true)]
+
+    @Test("A daemon killed at each step of its record's write (strace) leaves the old record or the new one, whole", arguments: killPoints)
+    func killedWhileWriting(call: String, when: Int, renamed: Bool) async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let state = server.runtimeDirectory + "/daemon-state"
+        let path = OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": state], socketPath: server.runtimeDirectory + "/volume-guard.sock")
+        try FileManager.default.createDirectory(atPath: state + "/volume-guard", withIntermediateDirectories: true)
+        let old = #"{"guard_b":{"muted":false,"volume":[32768,32768]}}"#
+        try old.write(toFile: path, atomically: false, encoding: .utf8)
+
+        let strace = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=\(when)"]
+        let daemon = try await Daemon(on: server, launcher: ["/usr/bin/env"] + strace, waitUntilServing: false)
+        #expect(await eventually(within: .seconds(30)) { !daemon.process.isRunning }, "strace killed it; log:\n\(daemon.log)")
+        let found = try String(contentsOfFile: path, encoding: .utf8)
+        if renamed {
+            #expect(found.contains(#""guard_a":{"muted":false,"volume":[65536,65536]}"#), "the new record, whole: \(found)")
+            #expect(try OriginalsRecord.levels(in: Array(found.utf8)).count == 2, "the new record, whole: \(found)")
+        } else {
+            #expect(found == old, "killed at \(call) \(when), before the rename: the old record")
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let left = try FileManager.default.contentsOfDirectory(atPath: state + "/volume-guard").filter { $0.hasPrefix(".\(name).") }
+            #expect(left.count == 1, "killed with the new file written beside the record: \(left)")
+        }
+    }
+
     /// The daemon's record, or nil when there is none.
     private func record(of daemon: Daemon) throws -> String? {
         let directory = daemon.stateDirectory + "/volume-guard"
