@@ -56,7 +56,18 @@ actor GuardService: Service, CustomStringConvertible {
     ) {
         var remembered: [String: SinkLevel] = [:]
         do {
-            remembered = try record.load()
+            switch try record.load() {
+            case .levels(let levels):
+                remembered = levels
+            case .damaged(let damage, .success(let aside)):
+                logger.warning(
+                    "the record of original levels \(damage), so it is not trusted; set aside, starting without it",
+                    metadata: ["path": "\(record.path)", "renamed": "\(aside)"])
+            case .damaged(let damage, .failure(let failure)):
+                logger.warning(
+                    "the record of original levels \(damage), so it is not trusted; starting without it, and it could not be set aside",
+                    metadata: ["path": "\(record.path)", "error": "\(failure)"])
+            }
         } catch {
             logger.warning("cannot read the record of original levels; starting without it", metadata: ["path": "\(record.path)", "error": "\(error)"])
         }
