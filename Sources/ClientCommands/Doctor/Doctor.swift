@@ -1,5 +1,5 @@
 import ArgumentParser
-import FoundationEssentials
+import GuardProtocol
 
 /// `volume-guard doctor`: every link of the chain from a key to a press, each checked, each that does not
 /// hold with the command that fixes it. The facts are gathered (`DoctorFacts.gather`), then judged
@@ -35,9 +35,7 @@ public struct Doctor: AsyncParsableCommand {
         let diagnosis = Diagnosis(await DoctorFacts.gather(socket))
         let findings = diagnosis.findings
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(Report(ok: diagnosis.isHealthy, findings: findings)), as: UTF8.self))
+            print(String(decoding: WireFormat.line(Report(ok: diagnosis.isHealthy, findings: findings)), as: UTF8.self), terminator: "")
         } else {
             print(findings.map(\.text).joined(separator: "\n"))
         }
