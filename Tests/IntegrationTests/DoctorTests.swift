@@ -45,7 +45,7 @@ struct DoctorTests {
         #expect(result.output.contains("ok    audio server: pulseaudio"))
     }
 
-    @Test("A daemon that accepts and never replies: said so within the bound, not waited for")
+    @Test("A daemon that accepts and never replies: said so within the bound, not waited for, named by its pid")
     func silentDaemon() throws {
         let server = try AudioServer(.pulseaudio)
         let path = server.runtimeDirectory + "/silent.sock"
@@ -54,7 +54,25 @@ struct DoctorTests {
         let result = try Self.doctor(["--socket", path], on: server)
         #expect(ContinuousClock.now - began < .seconds(10))
         #expect(result.status == 1)
-        #expect(result.output.contains("FAIL  daemon: does not answer at \(path)"), "\(result.output)")
+        // The listener is this test's process: /proc names it as the daemon that does not answer.
+        let pid = getpid()
+        #expect(result.output.contains("FAIL  daemon: does not answer at \(path) (stopped or stuck): "), "\(result.output)")
+        #expect(result.output.contains("(pid \(pid)) — stop it: `kill \(pid)`"), "\(result.output)")
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("A socket whose file was replaced, its listener still there: the daemon does not answer, named by its pid")
+    func replacedSocketFile() throws {
+        let server = try AudioServer(.pulseaudio)
+        let path = server.runtimeDirectory + "/replaced.sock"
+        let listener = try SilentListener(path: path)
+        // A second listener bound to the same path and closed: the file left refuses connections.
+        unlink(path)
+        withExtendedLifetime(try SilentListener(path: path)) {}
+        let result = try Self.doctor(["--socket", path], on: server)
+        #expect(result.status == 1)
+        #expect(result.output.contains("FAIL  daemon: does not answer: \(path) refuses connections, yet a socket bound there listens"), "\(result.output)")
+        #expect(result.output.contains("(pid \(getpid()))"), "\(result.output)")
         withExtendedLifetime(listener) {}
     }
 

@@ -39,13 +39,31 @@ struct Diagnosis {
         switch facts.daemon {
         case .absent(let socket):
             return .wrong(.daemon, "not running (nothing answers at \(socket))", fix: startDaemon)
-        case .silent(let socket):
+        case .silent(let socket, .noReply, _):
+            return .wrong(.daemon, "does not answer at \(socket) (stopped or stuck)\(silentDaemonNamed)", fix: restartSilentDaemon)
+        case .silent(let socket, .fileReplaced, _):
             return .wrong(
-                .daemon, "does not answer at \(socket) (stopped or stuck)",
-                fix: "systemctl --user restart volume-guard; `journalctl --user -u volume-guard -e` shows its last words")
+                .daemon,
+                "does not answer: \(socket) refuses connections, yet a socket bound there listens\(silentDaemonNamed) "
+                    + "(its file was removed or replaced)", fix: restartSilentDaemon)
         case .answered(let status):
             return Self.judge(status, mode: configuration.mode)
         }
+    }
+
+    /// The daemon that does not answer, by its processes: `: volume-guard (pid 812)`; systemd's, which holds
+    /// the socket it passed a daemon it started (socket activation), left out.
+    var silentDaemonNamed: String {
+        let named = facts.daemon.silentListeners.filter { $0.command != "systemd" }
+        return named.isEmpty ? "" : ": " + named.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
+    }
+
+    /// How to end a daemon that does not answer and start it again: by its pid when it is known, as one
+    /// started by hand is not the service's to restart.
+    var restartSilentDaemon: String {
+        let pids = facts.daemon.silentListeners.filter { $0.command != "systemd" }.map { String($0.pid) }.joined(separator: " ")
+        guard !pids.isEmpty else { return "systemctl --user restart volume-guard; `journalctl --user -u volume-guard -e` shows its last words" }
+        return "stop it: `kill \(pids)` (`kill -KILL \(pids)` if it stays), then \(startDaemon)"
     }
 
     /// The daemon by its own account.
