@@ -117,6 +117,17 @@ struct DoctorTests {
         let links = (report?["findings"] as? [[String: Any]] ?? []).map { "\($0["link"] ?? "") \($0["status"] ?? "")" }
         #expect(links.prefix(3) == ["config wrong", "daemon wrong", "audio-server ok"], "\(result.output)")
     }
+
+    @Test("With a mistake in the config file, the daemon is looked for at the file's socket, as run found it")
+    func socketOfFileWithMistake() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(socketPath: server.runtimeDirectory + "/booth.sock", environment: server.environment)
+        let result = try Self.doctor(on: server, config: "step = \"loud\"\nsocket = \"\(daemon.socketPath)\"\n")
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("FAIL  config: ") == true, "\(result.output)")
+        #expect(lines.contains("ok    daemon: running, guarding, source sink"), "\(result.output)")
+    }
 }
 
 /// A Unix socket that listens and never accepts: a connection to it is queued, and no reply ever comes.

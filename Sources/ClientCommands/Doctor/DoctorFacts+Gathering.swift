@@ -39,7 +39,8 @@ extension DoctorFacts {
 }
 
 extension ConfigFacts {
-    /// The file as `run` reads it; a mistake is a fact here, not the end of the command.
+    /// The file as `run` reads it; a mistake is a fact here, not the end of the command, and the file's
+    /// `socket` is then read from its line alone.
     static func read(_ options: ConfigFileOptions) -> ConfigFacts {
         let file = options.file
         var facts = ConfigFacts(path: file.path, exists: access(file.path, F_OK) == 0, options: Options(), environment: options.environment)
@@ -47,6 +48,8 @@ extension ConfigFacts {
             facts.options = try file.read()
         } catch {
             facts.mistake = "\(error)"
+            // The daemon runs with the file as it was when it started, whose socket this line likely still names.
+            facts.options.socket = file.readAlone("socket")?.socket
         }
         return facts
     }

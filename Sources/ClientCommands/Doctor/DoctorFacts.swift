@@ -21,7 +21,9 @@ struct DoctorFacts: Sendable {
     var http: HTTPFacts?
 }
 
-/// The config file, and the configuration it makes (the defaults when it has a mistake, as the daemon cannot start with it).
+/// The config file, and the configuration it makes: when it has a mistake, the defaults, as the daemon cannot
+/// start with it, but for its `socket` when that line alone reads (`ConfigFile.readAlone`): the daemon that
+/// runs was started with the file before the mistake, and is looked for where it listens.
 struct ConfigFacts: Sendable {
     var path: String
     var exists: Bool
