@@ -11,7 +11,8 @@ public struct Doctor: AsyncParsableCommand {
         abstract: "Check every link from a key to a press, and say how to fix each one that does not hold.",
         discussion: """
             Run it as the user the daemon runs as, when a press does nothing. It checks, in order: the config file; the \
-            daemon (running, and its state); for the sink (source sink or both): the audio server, the default sink (or the \
+            daemon, at the socket run would use (the file's socket key read alone when the file has a mistake elsewhere), \
+            running, and its state (one that does not answer is named by its pid, found by its socket in /proc); for the sink (source sink or both): the audio server, the default sink (or the \
             configured one), and the desktop's volume popup (MATE and KDE Plasma have a setting that turns it off, GNOME none: \
             there the cure is source = "input"); for the devices (source input or both): each configured device present, \
             readable by this user, grabbed by the daemon and by no other program (a grab, let go at once, tells; /proc names \
