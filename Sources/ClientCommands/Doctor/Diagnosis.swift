@@ -51,17 +51,21 @@ struct Diagnosis {
         }
     }
 
-    /// The daemon that does not answer, by its processes: `: volume-guard (pid 812)`; systemd's, which holds
-    /// the socket it passed a daemon it started (socket activation), left out.
-    var silentDaemonNamed: String {
-        let named = facts.daemon.silentListeners.filter { $0.command != "systemd" }
-        return named.isEmpty ? "" : ": " + named.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
+    /// The processes of the daemon that does not answer; systemd's left out, which holds the socket it
+    /// passed a daemon it started (socket activation).
+    private var silentDaemon: [NodeHolder] {
+        facts.daemon.silentListeners.filter { $0.command != "systemd" }
+    }
+
+    /// The daemon that does not answer, named by its processes: `: volume-guard (pid 812)`.
+    private var silentDaemonNamed: String {
+        silentDaemon.isEmpty ? "" : ": " + silentDaemon.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
     }
 
     /// How to end a daemon that does not answer and start it again: by its pid when it is known, as one
     /// started by hand is not the service's to restart.
     var restartSilentDaemon: String {
-        let pids = facts.daemon.silentListeners.filter { $0.command != "systemd" }.map { String($0.pid) }.joined(separator: " ")
+        let pids = silentDaemon.map { String($0.pid) }.joined(separator: " ")
         guard !pids.isEmpty else { return "systemctl --user restart volume-guard; `journalctl --user -u volume-guard -e` shows its last words" }
         return "stop it: `kill \(pids)` (`kill -KILL \(pids)` if it stays), then \(startDaemon)"
     }
