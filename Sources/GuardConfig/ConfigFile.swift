@@ -25,8 +25,7 @@ public struct ConfigFile: Sendable {
 
     /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
     public static func standardPath(environment: [String: String]) -> String {
-        let config = environment.nonEmpty("XDG_CONFIG_HOME") ?? (environment["HOME"] ?? "/") + "/.config"
-        return config + "/volume-guard/config.toml"
+        environment.configHome + "/volume-guard/config.toml"
     }
 
     /// The file's options. A file that does not exist sets nothing, unless it is `required`: then, as for
