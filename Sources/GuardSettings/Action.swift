@@ -122,15 +122,12 @@ public struct Action: Hashable, Sendable, Codable {
             timeout: timeout, cooldown: cooldown)
     }
 
+    /// The presses it takes, whatever their gesture.
+    public var presses: PressMatch { PressMatch(directions: directions, keys: keys, source: source, device: device) }
+
     /// Whether `trigger` runs it: its gesture, of a key, source and device it takes.
     public func runs(on trigger: Trigger) -> Bool {
-        guard trigger.kind == gesture else { return false }
-        if let source, trigger.origin.source != source { return false }
-        if let device {
-            guard case .device(let ref) = trigger.origin, DeviceMatch.name(device).matches(name: ref.name) else { return false }
-        }
-        if let direction = trigger.direction { return directions.contains(direction) }
-        return trigger.key.map { keys?.contains($0) ?? true } ?? false
+        trigger.kind == gesture && presses.takes(direction: trigger.direction, key: trigger.key, origin: trigger.origin)
     }
 
     /// The press or gesture, as the variables the command finds in its environment: those that apply to it
@@ -151,5 +148,12 @@ public struct Action: Hashable, Sendable, Codable {
             variables["VOLUME_GUARD_DEVICE_PATH"] = device.node
         }
         return variables
+    }
+}
+
+extension GestureUses {
+    /// The gestures `actions` run on, each with the presses its action takes.
+    public init(actions: [Action]) {
+        self.init(actions.map { Use($0.gesture, $0.presses) })
     }
 }
