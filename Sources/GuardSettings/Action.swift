@@ -59,13 +59,17 @@ public struct Action: Hashable, Sendable, Codable {
         (
             "gesture",
             """
-            When the key starts it: `press`, on every press, at once (default); `tap`, a press that turned out to be \
-            neither a hold nor part of a double press; `hold`, once per hold, when it starts (`hold-delay` on a device, \
-            the second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the \
-            double of one key, each runs alone. The sink's mute presses make no gesture. A tap is known only once no second press can make it a double, so \
-            an action on `tap` starts later than the press: `double-window` (400 ms) after it on a device, and after \
-            its key is up; on the sink, `repeat-delay` or `double-window`, whichever is longer (800 ms). \
-            `volume-guard status` shows the delay.
+            When the key starts it: `press`, on every press, at once (default); `tap`, a press that none of the \
+            gestures looked for on its key claimed; `hold`, once per hold, when it starts (`hold-delay` on a device, the \
+            second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the double of \
+            one key, each runs alone. The sink's mute presses make no gesture. A key looks for the gestures of the \
+            actions on gestures that take its presses (with none, for every gesture: the subscribers' clients configure \
+            nothing here), and a tap waits only for those: on a key with no action on `double`, two quick presses are \
+            two taps (a `cooldown` then runs one). An action on `tap` starts once no gesture looked for can still claim the \
+            press: on a device, at the key's release where a hold is looked for, `double-window` (400 ms) after the press \
+            where a double is, the later of the two with both; on the sink, `repeat-delay` (800 ms) after it where a hold \
+            is, `double-window` where a double is, the longer with both; at once with neither. `volume-guard status` \
+            shows the delay.
             """
         ),
         (
