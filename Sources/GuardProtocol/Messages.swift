@@ -125,7 +125,7 @@ public struct ActionMessage: Hashable, Sendable, Codable {
     /// The gesture it runs on; absent for every press.
     public var gesture: TriggerKind?
     /// For an action on taps, how long after the press it starts at the soonest, from each source it hears:
-    /// the wait until no second press can make the press a double.
+    /// the wait until no gesture looked for on its keys can still claim the press.
     public var tapDelay: TapDelayMessage?
     /// The runs started since the daemon started.
     public var runs: Int
@@ -155,10 +155,13 @@ public struct ActionMessage: Hashable, Sendable, Codable {
 public struct TapDelayMessage: Hashable, Sendable, Codable {
     public var input: Int?
     public var sink: Int?
+    /// True when on a device it waits for the key's release too (a hold is looked for on its keys).
+    public var release: Bool?
 
-    public init(input: Int? = nil, sink: Int? = nil) {
+    public init(input: Int? = nil, sink: Int? = nil, release: Bool? = nil) {
         self.input = input
         self.sink = sink
+        self.release = release
     }
 }
 

@@ -16,12 +16,13 @@ public struct GuardMachine: Sendable {
         public var core: GuardCore.Configuration
         public var source: SourceSelection
         public var input: InputSource.Configuration
-        public var gestures: GestureDetector.Thresholds
+        /// When presses make gestures, and which each key looks for.
+        public var gestures: GestureDetector.Configuration
         public var mode: GuardMode
 
         public init(
             core: GuardCore.Configuration = .init(), source: SourceSelection = .sink, input: InputSource.Configuration = .init(),
-            gestures: GestureDetector.Thresholds = .init(), mode: GuardMode = .always
+            gestures: GestureDetector.Configuration = .init(), mode: GuardMode = .always
         ) {
             self.core = core
             self.source = source
@@ -59,8 +60,8 @@ public struct GuardMachine: Sendable {
         case clientPaused(Bool, waiter: Int)
         /// The wait of `waiter` is over, whether or not the guard acted on its wish.
         case settleDeadline(waiter: Int)
-        /// A reloaded configuration: the core's settings, the gestures' thresholds and the mode.
-        case reconfigure(GuardCore.Configuration, GestureDetector.Thresholds, GuardMode)
+        /// A reloaded configuration: the core's settings, the gestures' thresholds and uses, and the mode.
+        case reconfigure(GuardCore.Configuration, GestureDetector.Configuration, GuardMode)
     }
 
     /// What the input devices' nodes did, or what came of the shell's work on them (`InputSource` says
@@ -166,7 +167,7 @@ public struct GuardMachine: Sendable {
     public init(configuration: Configuration, remembered: [String: SinkLevel] = [:]) {
         core = GuardCore(configuration: configuration.core, remembered: remembered)
         input = configuration.source.takesDevices ? InputSource(configuration: configuration.input) : nil
-        pipeline = PressPipeline(thresholds: configuration.gestures)
+        pipeline = PressPipeline(gestures: configuration.gestures)
         policy = PausePolicy(mode: configuration.mode)
         guardsSink = configuration.source.guardsSink
     }

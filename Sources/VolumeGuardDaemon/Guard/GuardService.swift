@@ -158,7 +158,7 @@ actor GuardService: Service, CustomStringConvertible {
 extension GuardMachine.Configuration {
     init(_ configuration: DaemonConfiguration) {
         self.init(
-            core: configuration.core, source: configuration.source, input: configuration.input, gestures: configuration.gestures,
+            core: configuration.core, source: configuration.source, input: configuration.input, gestures: configuration.gestureDetection,
             mode: configuration.mode)
     }
 }
