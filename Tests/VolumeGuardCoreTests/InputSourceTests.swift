@@ -18,24 +18,21 @@ struct InputSourceTests {
     var source = InputSource(configuration: .init(matches: [DeviceMatch("AB Shutter3")!], keys: [28]))
 
     /// Scans `present` and performs the opens and grabs it asks for, as the daemon's shell does with the
-    /// `GuardMachine` that holds this source (its opens all succeed): what comes of each effect is the
-    /// machine's next input, in order.
+    /// `GuardMachine` that holds this source, on its `MachineLoop` (its opens all succeed).
     mutating func take(_ present: [InputDeviceInfo], keysDown: Set<UInt16> = []) -> [GuardMachine.Effect] {
         var machine = GuardMachine(configuration: .init(source: .input, input: source.configuration))
         machine.input = source
+        let loop = MachineLoop(machine)
         var done: [GuardMachine.Effect] = []
-        var pending: [GuardMachine.Input] = [.device(.scanned(present))]
-        while !pending.isEmpty {
-            for effect in machine.handle(pending.removeFirst(), at: .zero) {
-                done.append(effect)
-                switch effect {
-                case .open(let node): pending.append(.device(.opened(node, as: present.first { $0.node == node }!, keysDown: keysDown)))
-                case .grab(let node): pending.append(.device(.grabbed(node)))
-                default: break
-                }
+        loop.handle(.device(.scanned(present)), at: { .zero }) { effect in
+            done.append(effect)
+            switch effect {
+            case .open(let node): return [.device(.opened(node, as: present.first { $0.node == node }!, keysDown: keysDown))]
+            case .grab(let node): return [.device(.grabbed(node))]
+            default: return []
             }
         }
-        source = machine.input!
+        source = loop.machine.input!
         return done
     }
 
