@@ -52,8 +52,10 @@ public struct GuardMachine: Sendable {
         case deadlinePassed
         /// The wake-up timer set for `due` fired.
         case timerFired(due: Duration)
-        /// What the input devices' nodes did, or what came of the shell's work on them.
-        case device(DeviceInput)
+        /// What the input devices' nodes did, or what came of the shell's work on them (`InputSource.Event`
+        /// says what each means; the machine itself feeds the source its wake-ups, pauses, resumes and
+        /// shutdown).
+        case device(InputSource.Event)
         /// The subscribers connected now: after one came or left, or was cut loose.
         case subscribers(Int)
         /// A client asked for a pause (true) or a resume, and waits, as `waiter`, for the guard to act on it.
@@ -62,21 +64,6 @@ public struct GuardMachine: Sendable {
         case settleDeadline(waiter: Int)
         /// A reloaded configuration: the core's settings, the gestures' thresholds and uses, and the mode.
         case reconfigure(GuardCore.Configuration, GestureDetector.Configuration, GuardMode)
-    }
-
-    /// What the input devices' nodes did, or what came of the shell's work on them (`InputSource` says
-    /// what each means).
-    public enum DeviceInput: Hashable, Sendable {
-        case scanned([InputDeviceInfo])
-        case opened(String, as: InputDeviceInfo, keysDown: Set<UInt16>)
-        case grabbed(String)
-        case refused(String, error: String, fix: String)
-        case key(UInt16, value: Int32, on: String)
-        case dropped(String)
-        case kernelReleased(Set<UInt16>, on: String)
-        case caughtUp(String)
-        case keysRead(String, Set<UInt16>)
-        case gone(String)
     }
 
     /// What the shell is to do.
