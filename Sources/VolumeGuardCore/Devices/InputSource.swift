@@ -123,9 +123,9 @@ public struct InputSource: Sendable {
         return [.report(.grabbed(device.ref, match: device.match))]
     }
 
-    /// The node could not be opened or grabbed, at `now`: `error` says why and `fix` what to do. It is
-    /// closed and tried again later, and again whenever a scan sees it.
-    public mutating func refused(_ node: String, error: String, fix: String, at now: Duration) -> [Action] {
+    /// The node could not be opened or grabbed, at `now`, for `problem`. It is closed and tried again
+    /// later, and again whenever a scan sees it.
+    public mutating func refused(_ node: String, _ problem: DeviceProblem, at now: Duration) -> [Action] {
         guard var device = devices[node] else { return [] }
         let previous = device.life.lastRefusal
         let since = previous?.since ?? now
@@ -133,9 +133,9 @@ public struct InputSource: Sendable {
         let told = previous?.told ?? false
         let overdue = !told && now - since >= Self.refusalGrace
         let wasOpen = device.isOpen
-        device.life = .refused(.init(error: error, fix: fix, since: since, retry: retry, due: now + retry, told: told || overdue))
+        device.life = .refused(.init(problem: problem, since: since, retry: retry, due: now + retry, told: told || overdue))
         devices[node] = device
-        return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, error: error, fix: fix))] : [])
+        return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, problem))] : [])
             + [.wakeUp(after: retry)]
     }
 
@@ -332,7 +332,7 @@ public enum InputReport: Hashable, Sendable {
     /// The device is grabbed: its keys are presses now.
     case grabbed(DeviceRef, match: DeviceMatch)
     /// The device has stayed refused past `InputSource.refusalGrace`.
-    case refused(DeviceRef, error: String, fix: String)
+    case refused(DeviceRef, DeviceProblem)
     /// The device went away.
     case gone(DeviceRef)
 }

@@ -82,7 +82,7 @@ extension GuardMachine {
         case .scanned(let present): input.scanned(present, at: now)
         case .opened(let node, let identity, let keysDown): input.opened(node, as: identity, keysDown: keysDown)
         case .grabbed(let node): input.grabbed(node)
-        case .refused(let node, let error, let fix): input.refused(node, error: error, fix: fix, at: now)
+        case .refused(let node, let problem): input.refused(node, problem, at: now)
         case .key(let code, let value, let node): input.key(code, value: value, on: node)
         case .dropped(let node): input.dropped(node)
         case .kernelReleased(let keys, let node): input.kernelReleased(keys, on: node, at: now)
@@ -204,6 +204,6 @@ extension GuardMachine {
         let refused = (input.map { Array($0.devices.values) } ?? []).filter { $0.refusal != nil }.sorted { $0.info.node < $1.info.node }
         guard let first = refused.first, let refusal = first.refusal else { return "" }
         let more = refused.count > 1 ? " (and \(refused.count - 1) more)" : ""
-        return "; cannot take \(first.info.name) (\(first.info.node)): \(refusal.error)\(more). \(refusal.fix)"
+        return "; cannot take \(first.info.name) (\(first.info.node)): \(refusal.problem.error)\(more). \(refusal.problem.fix)"
     }
 }

@@ -69,7 +69,7 @@ public struct GuardMachine: Sendable {
         case scanned([InputDeviceInfo])
         case opened(String, as: InputDeviceInfo, keysDown: Set<UInt16>)
         case grabbed(String)
-        case refused(String, error: String, fix: String)
+        case refused(String, DeviceProblem)
         case key(UInt16, value: Int32, on: String)
         case dropped(String)
         case kernelReleased(Set<UInt16>, on: String)
