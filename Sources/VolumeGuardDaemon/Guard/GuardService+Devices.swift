@@ -112,7 +112,7 @@ extension GuardService {
                 lastKey: device.lastKey.map(KeyNames.name)
             )
         }
-        let absent = input.configuration.matches.filter { match in !present.contains { match.matches($0.info) } }
+        let absent = input.configuration.matches.absent(among: present.map(\.info))
         return found + absent.map { DeviceMessage(match: $0.description, state: .absent) }
     }
 }
