@@ -25,7 +25,7 @@ public struct Devices: AsyncParsableCommand {
             login), for as long as that session is active; group gives them to this user's primary group (GROUP=, MODE=0640), \
             whether anyone is logged in or not (a user service started at boot, with lingering). By default it is seat when this \
             user has an active session on a seat now (logind's record of the user, /run/systemd/users/UID, says ACTIVE_SEATS=), \
-            else group; standard error says which, and why. Run it as the user the service runs as.
+            else group; standard error says which, and why. Run it as the user the service runs as (under sudo, the rule is for the user who ran sudo).
             --json prints one object per device: node, name, ids, bus (usb, bluetooth, …), address (its Bluetooth address, absent when it has none), stable_paths, readable, grabbed (absent when no daemon \
             answers), state (the daemon's, when it reports the device), matches (the configured devices it meets), keys (the \
             volume keys and configured keys it has), key_count, and fix (for a configured device this user cannot read).
