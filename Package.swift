@@ -19,9 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        // Without its default Foundation trait: the daemon passes plain strings and byte buffers.
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
-        // FilePath, for Subprocess: an action's program given by path.
+        // Errno and FilePath.
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
@@ -57,6 +55,8 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // The evdev ioctls, whose request numbers are macros that do not import into Swift.
         .target(name: "CEvdev"),
+        // An action's command spawned in a session of its own: glibc's flags for it do not import into Swift.
+        .target(name: "CSpawn"),
         // Every thread's stack 1 MB, set before main (no function to call): 8 MB stacks get 2 MB huge pages.
         .target(name: "CThreadStacks"),
         // Input devices: found in sysfs, opened, grabbed and read; the directory watch that says when
@@ -72,6 +72,7 @@ let package = Package(
             name: "VolumeGuardDaemon",
             dependencies: [
                 "CPeerCredentials",
+                "CSpawn",
                 "DurableFiles",
                 "GuardSettings",
                 "InputDevices",
@@ -85,7 +86,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The one release setting that must be a module's own (scripts/build-release holds the rest of

@@ -51,7 +51,7 @@ struct DeviceListing: Encodable {
         keys = keysOfInterest.filter(device.keys.contains).map(KeyNames.name)
         keyCount = device.keys.count
         if !readable && !self.matches.isEmpty {
-            fix = refusal(.permissionDenied, node: device.node, info: device).fix
+            fix = DeviceProblem(.permissionDenied, node: device.node, info: device).fix
         }
     }
 

@@ -25,7 +25,7 @@ public struct Devices: AsyncParsableCommand {
             login), for as long as that session is active; group gives them to this user's primary group (GROUP=, MODE=0640), \
             whether anyone is logged in or not (a user service started at boot, with lingering). By default it is seat when this \
             user has an active session on a seat now (logind's record of the user, /run/systemd/users/UID, says ACTIVE_SEATS=), \
-            else group; standard error says which, and why. Run it as the user the service runs as.
+            else group; standard error says which, and why. Run it as the user the service runs as (under sudo, the rule is for the user who ran sudo).
             --json prints one object per device: node, name, ids, bus (usb, bluetooth, …), address (its Bluetooth address, absent when it has none), stable_paths, readable, grabbed (absent when no daemon \
             answers), state (the daemon's, when it reports the device), matches (the configured devices it meets), keys (the \
             volume keys and configured keys it has), key_count, and fix (for a configured device this user cannot read).
@@ -84,13 +84,11 @@ public struct Devices: AsyncParsableCommand {
                 device, readable: access(device.node, R_OK) == 0, matches: matches, keysOfInterest: keysOfInterest, daemon: daemon)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(listings), as: UTF8.self))
+            print(String(decoding: WireFormat.line(listings), as: UTF8.self), terminator: "")
             return
         }
         var lines = listings.isEmpty ? [Self.noDevices] : listings.flatMap(\.text)
-        let absent = matches.filter { match in !devices.contains(where: match.matches) }
+        let absent = matches.absent(among: devices)
         if !absent.isEmpty {
             lines.append("configured, not present: " + absent.map(\.description).joined(separator: ", "))
         }
@@ -100,16 +98,19 @@ public struct Devices: AsyncParsableCommand {
         print(lines.joined(separator: "\n"))
     }
 
-    /// Whom the rule gives the devices to: `asked`, or by default the seat when this user has an active
-    /// session on a seat now, else this user's primary group; and the lines for standard error: which one,
-    /// and why, when it is the default, and a warning when the group is not this user's alone.
+    /// Whom the rule gives the devices to: `asked`, or by default `UdevRule.Access.standard` for the user
+    /// (under sudo, the one who ran it); and the lines for standard error: which one, and why, when it is
+    /// the default, and a warning when the group is not this user's alone.
     private static func chosenAccess(asked: RuleAccess?) -> (UdevRule.Access, notes: [String]) {
-        let uid = getuid()
-        // getpwuid's record is overwritten by the next look-up: its fields are copied at once.
-        let account = getpwuid(uid).map { (name: String(cString: $0.pointee.pw_name), gid: $0.pointee.pw_gid) }
-        let user = account?.name ?? String(uid)
+        let invoking = InvokingUser.current()
+        let (uid, user, gid, group) = (invoking.uid, invoking.name, invoking.gid, invoking.groupValue)
         let seats = LogindUser.activeSeats(uid: uid)
-        let chosen = asked ?? (seats.isEmpty ? .group : .seat)
+        let chosen: UdevRule.Access =
+            switch asked {
+            case .seat?: .seat
+            case .group?: .group(group)
+            case nil: .standard(onSeat: !seats.isEmpty, group: group)
+            }
         var notes: [String] = []
         if asked == nil && seats.isEmpty {
             notes.append(
@@ -120,18 +121,16 @@ public struct Devices: AsyncParsableCommand {
                 "volume-guard: a rule for the seat: \(user) has an active session on \(seats.joined(separator: ", ")) now; "
                     + "for a service that starts with no one logged in: --access group")
         }
-        guard chosen == .group else { return (.seat, notes) }
-        let gid = account?.gid ?? getgid()
-        let group = getgrgid(gid).map { String(cString: $0.pointee.gr_name) }
+        guard chosen != .seat else { return (chosen, notes) }
         let others = members(of: gid).filter { $0 != user }
         if !others.isEmpty {
             let named = others.count > 5 ? others.prefix(5).joined(separator: ", ") + " and \(others.count - 5) more" : others.joined(separator: ", ")
-            notes.append("volume-guard: warning: the group \(group ?? String(gid)) is not \(user)'s alone: \(named) could read these devices too")
+            notes.append("volume-guard: warning: the group \(group) is not \(user)'s alone: \(named) could read these devices too")
         }
         if uid == 0 {
             notes.append("volume-guard: warning: this is root: the rule gives the devices to root's group; run it as the service's user")
         }
-        return (.group(UdevRule.groupValue(name: group, gid: gid)), notes)
+        return (chosen, notes)
     }
 
     /// The users in the group `gid`, by name: its members, and those whose primary group it is.

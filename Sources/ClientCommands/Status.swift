@@ -70,9 +70,9 @@ struct StatusReport {
     static func describe(_ device: DeviceMessage) -> String {
         guard let name = device.name, let path = device.path else { return "\(device.match): \(device.state.rawValue) (no such device now)" }
         var text = "\(name) (\(path)\(device.ids.map { ", \($0)" } ?? "")\(device.address.map { ", \($0)" } ?? "")): \(device.state.rawValue)"
-        if let error = device.error { text += ": \(error)" }
+        if let problem = device.problem { text += ": \(problem.error)" }
         if let key = device.lastKey { text += ", last key \(key)" }
-        if let fix = device.fix { text += "\n            \(fix)" }
+        if let problem = device.problem { text += "\n            \(problem.fix)" }
         return text
     }
 }

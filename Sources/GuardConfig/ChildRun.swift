@@ -1,4 +1,5 @@
 import Glibc
+import GuardSettings
 import SystemPackage
 
 /// One run of a child: `input` written to its standard input, its standard output and error read
@@ -153,11 +154,4 @@ private struct Channels {
         Glibc.close(descriptor)
         descriptor = -1
     }
-}
-
-/// `strings` as a NULL-terminated C array, for the duration of `body`: an argv or envp for posix_spawn.
-package func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
-    let pointers = strings.map { strdup($0) } + [nil]
-    defer { for pointer in pointers { free(pointer) } }
-    return body(pointers)
 }

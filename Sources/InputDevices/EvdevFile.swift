@@ -12,7 +12,7 @@ public struct EvdevFile: Sendable {
     public let descriptor: Int32
 
     /// Opens `node` to read, nonblocking and closed on exec. EACCES while udev has not yet given the
-    /// user the node (or never will: see `refusal`), ENOENT or ENODEV when the device is gone.
+    /// user the node (or never will: see `DeviceProblem`), ENOENT or ENODEV when the device is gone.
     public static func open(_ node: String) throws(Errno) -> EvdevFile {
         let descriptor = try retrying { Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         return EvdevFile(node: node, descriptor: descriptor)

@@ -30,6 +30,12 @@ public enum UdevRule {
         /// whoever is logged in, or no one.
         case group(String)
 
+        /// Whom a rule gives the devices to unless asked: the seat when the user has an active session on a
+        /// seat now (`onSeat`), else the user's primary `group` (a service started at boot, with lingering).
+        public static func standard(onSeat: Bool, group: String) -> Access {
+            onSeat ? .seat : .group(group)
+        }
+
         /// The `--access` value that asks for it.
         public var name: String {
             switch self {

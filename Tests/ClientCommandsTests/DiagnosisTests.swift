@@ -174,7 +174,7 @@ struct DiagnosisTests {
         var facts = Self.booth()
         guard case .answered(var status) = facts.daemon else { throw NotAnswered() }
         status.devices?[0].state = .refused
-        status.devices?[0].error = "another program grabbed it"
+        status.devices?[0].problem = DeviceProblem(error: "another program grabbed it", fix: "stop the program that holds it")
         facts.daemon = .answered(status)
         facts.devices?.nodes[Self.consumer.node] = NodeFacts(readable: true, grab: .grabbed(holders: [NodeHolder(pid: 42, command: "evtest")]))
         let wrong = Self.wrong(facts)

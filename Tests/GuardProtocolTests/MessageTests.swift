@@ -38,6 +38,17 @@ struct MessageTests {
         #expect(fields["id"] as? Int == 1)
     }
 
+    @Test("A refused device's problem is two fields of its line, error and fix, and reads back as one")
+    func deviceProblem() throws {
+        let problem = DeviceProblem(error: "permission denied", fix: "install the udev rule")
+        let device = DeviceMessage(match: "AB Shutter3", name: "AB Shutter3", path: "/dev/input/event3", state: .refused, problem: problem)
+        let fields = try object(device)
+        #expect(fields["error"] as? String == "permission denied")
+        #expect(fields["fix"] as? String == "install the udev rule")
+        #expect(try JSONDecoder().decode(DeviceMessage.self, from: WireFormat.line(device)).problem == problem)
+        #expect(try object(DeviceMessage(match: "AB Shutter3", state: .absent))["error"] == nil, "no problem, no fields")
+    }
+
     @Test("A client reads back every kind of line it is sent")
     func roundTrip() throws {
         let press = PressMessage(seq: 1, direction: .mute, count: 1, sink: "s", time: "t")

@@ -15,6 +15,12 @@ struct UdevRuleTests {
         lines.contains { line in UdevReader.value(of: "name", in: String(line)).map { UdevReader.matches($0, name) } ?? false }
     }
 
+    @Test("Unless asked, a rule is for the seat when the user has an active session on one, else for the user's group")
+    func standardAccess() {
+        #expect(UdevRule.Access.standard(onSeat: true, group: "pi") == .seat)
+        #expect(UdevRule.Access.standard(onSeat: false, group: "pi") == .group("pi"))
+    }
+
     @Test("The header says where the file goes, why before 73-seat-late.rules, and how to apply it")
     func header() {
         let text = UdevRule.text(for: [.name("AB Shutter3")], devices: [])

@@ -26,6 +26,13 @@ struct DeviceMatchTests {
         #expect(DeviceMatch("") == nil)
     }
 
+    @Test("A match no device present meets is configured, not present")
+    func absent() {
+        let matches = ["2a:07:98:10:34:9c", "2a:07:98:10:34:9d", "AB Shutter3", "Other Remote"].compactMap(DeviceMatch.init)
+        #expect(matches.absent(among: Twins.first).map(\.description) == ["2a:07:98:10:34:9d", "Other Remote"])
+        #expect(matches.absent(among: []) == matches, "nothing present")
+    }
+
     @Test("An address takes both parts of its remote and neither of an identical remote's")
     func addressTellsTwinsApart() {
         let match = DeviceMatch("2a:07:98:10:34:9c")!

@@ -165,7 +165,7 @@ struct InputSourceTests {
         var waits: [Duration] = []
         var told = 0
         for _ in 0..<8 {
-            let actions = source.handle(.refused(node, error: "permission denied", fix: "see devices --udev-rule"), at: now)
+            let actions = source.handle(.refused(node, DeviceProblem(error: "permission denied", fix: "see devices --udev-rule")), at: now)
             told += actions.count { if case .report = $0 { true } else { false } }
             guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
             waits.append(wait)
@@ -196,7 +196,7 @@ struct InputSourceTests {
     mutating func scanRetriesRefused() {
         let node = Remote.consumer.node
         _ = source.handle(.scanned([Remote.consumer]), at: .zero)
-        _ = source.handle(.refused(node, error: "permission denied", fix: ""), at: .zero)
+        _ = source.handle(.refused(node, DeviceProblem(error: "permission denied", fix: "")), at: .zero)
         #expect(source.handle(.scanned([Remote.consumer]), at: .milliseconds(10)) == [.open(node)])
     }
 
@@ -205,7 +205,7 @@ struct InputSourceTests {
         let node = Remote.consumer.node
         _ = source.handle(.scanned([Remote.consumer]), at: .zero)
         #expect(source.handle(.opened(node, as: Remote.consumer, keysDown: []), at: .zero) == [.grab(node)])
-        let actions = source.handle(.refused(node, error: "another program grabbed it", fix: ""), at: .zero)
+        let actions = source.handle(.refused(node, DeviceProblem(error: "another program grabbed it", fix: "")), at: .zero)
         #expect(actions.first == .close(node))
     }
 
@@ -218,7 +218,7 @@ struct InputSourceTests {
         var told = 0
         for _ in 0..<8 {
             #expect(source.handle(.opened(node, as: Remote.consumer, keysDown: []), at: .zero) == [.grab(node)])
-            let actions = source.handle(.refused(node, error: "another program grabbed it", fix: ""), at: now)
+            let actions = source.handle(.refused(node, DeviceProblem(error: "another program grabbed it", fix: "")), at: now)
             told += actions.count { if case .report = $0 { true } else { false } }
             guard case .wakeUp(let wait)? = actions.last else { Issue.record("no retry"); return }
             waits.append(wait)

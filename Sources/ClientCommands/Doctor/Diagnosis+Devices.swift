@@ -90,8 +90,8 @@ extension Diagnosis {
         case (_, .paused?):
             return .ok(.device, device.name, "\(at): left to the desktop while volume-guard is paused; \(ruleNote)")
         case (_, .refused?):
-            let error = reported?.error ?? "refused"
-            return .wrong(.device, device.name, "\(at): volume-guard cannot take it: \(error)", fix: reported?.fix ?? "systemctl --user restart volume-guard")
+            let problem = reported?.problem ?? DeviceProblem(error: "refused", fix: "systemctl --user restart volume-guard")
+            return .wrong(.device, device.name, "\(at): volume-guard cannot take it: \(problem.error)", fix: problem.fix)
         case (.answered, _):
             return .wrong(
                 .device, device.name, "\(at): present, but volume-guard has not taken it: it runs with other devices than the config file names",

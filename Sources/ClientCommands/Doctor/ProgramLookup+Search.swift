@@ -1,7 +1,7 @@
 import Glibc
 
 extension ProgramLookup {
-    /// Finds `program` as execvp(3) and swift-subprocess do for an action: a name with a `/` is a path,
+    /// Finds `program` as execvp(3) and posix_spawnp do for an action: a name with a `/` is a path,
     /// and any other is looked for in each of `path`'s directories (nil: the C library's default).
     init(_ program: String, path: String?) {
         if program.contains("/") {

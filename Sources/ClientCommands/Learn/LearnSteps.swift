@@ -33,7 +33,7 @@ struct LearnSteps {
 
     static func steps(_ facts: Facts, group: String) -> [Step] {
         var steps: [Step] = []
-        if facts.source != .sink && !facts.readable { steps.append(.udevRule(facts.hasSeat ? .seat : .group(group))) }
+        if facts.source != .sink && !facts.readable { steps.append(.udevRule(.standard(onSeat: facts.hasSeat, group: group))) }
         if !facts.hasSeat && !facts.lingers { steps.append(.linger) }
         steps.append(.service(restart: facts.daemonRunning))
         return steps

@@ -95,3 +95,10 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         return String(repeating: "0", count: 4 - digits.count) + digits
     }
 }
+
+extension [DeviceMatch] {
+    /// The matches that no device of `devices` meets: configured, not present.
+    public func absent(among devices: [InputDeviceInfo]) -> [DeviceMatch] {
+        filter { match in !devices.contains(where: match.matches) }
+    }
+}

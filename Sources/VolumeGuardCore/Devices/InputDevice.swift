@@ -33,8 +33,7 @@ public struct InputDevice: Hashable, Sendable {
 
     /// Why the node was refused, since when, and when it is tried again.
     public struct Refusal: Hashable, Sendable {
-        public var error: String
-        public var fix: String
+        public var problem: DeviceProblem
         /// The first refusal in this run of them.
         var since: Duration
         /// The wait before the next try, doubled at each refusal up to `InputSource.slowestRetry`.

@@ -45,7 +45,7 @@ extension InputSource {
         return [.report(.grabbed(device.ref, match: device.match))]
     }
 
-    mutating func refused(_ node: String, error: String, fix: String, at now: Duration) -> [Action] {
+    mutating func refused(_ node: String, _ problem: DeviceProblem, at now: Duration) -> [Action] {
         guard var device = devices[node] else { return [] }
         let previous = device.life.lastRefusal
         let since = previous?.since ?? now
@@ -53,9 +53,9 @@ extension InputSource {
         let told = previous?.told ?? false
         let overdue = !told && now - since >= Self.refusalGrace
         let wasOpen = device.isOpen
-        device.life = .refused(.init(error: error, fix: fix, since: since, retry: retry, due: now + retry, told: told || overdue))
+        device.life = .refused(.init(problem: problem, since: since, retry: retry, due: now + retry, told: told || overdue))
         devices[node] = device
-        return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, error: error, fix: fix))] : [])
+        return (wasOpen ? [.close(node)] : []) + (overdue ? [.report(.refused(device.ref, problem))] : [])
             + [.wakeUp(after: retry)]
     }
 

@@ -94,7 +94,7 @@ public struct InputSource: Sendable {
         case grabbed(String)
         /// The node could not be opened or grabbed: `error` says why and `fix` what to do. It is closed
         /// and tried again later, and again whenever a scan sees it.
-        case refused(String, error: String, fix: String)
+        case refused(String, DeviceProblem)
         /// A key event of the node: `value` 1 down, 0 up, 2 auto-repeat (which is no press).
         case key(UInt16, value: Int32, on: String)
         /// The node's client buffer overflowed (SYN_DROPPED): the kernel dropped events for it. Its key
@@ -139,7 +139,7 @@ public struct InputSource: Sendable {
         case .scanned(let present): scanned(present, at: now)
         case .opened(let node, let identity, let keysDown): opened(node, as: identity, keysDown: keysDown)
         case .grabbed(let node): grabbed(node)
-        case .refused(let node, let error, let fix): refused(node, error: error, fix: fix, at: now)
+        case .refused(let node, let problem): refused(node, problem, at: now)
         case .key(let code, let value, let node): key(code, value: value, on: node)
         case .dropped(let node): dropped(node)
         case .kernelReleased(let keys, let node): kernelReleased(keys, on: node, at: now)

@@ -189,6 +189,6 @@ extension GuardMachine {
         let refused = (input.map { Array($0.devices.values) } ?? []).filter { $0.refusal != nil }.sorted { $0.info.node < $1.info.node }
         guard let first = refused.first, let refusal = first.refusal else { return "" }
         let more = refused.count > 1 ? " (and \(refused.count - 1) more)" : ""
-        return "; cannot take \(first.info.name) (\(first.info.node)): \(refusal.error)\(more). \(refusal.fix)"
+        return "; cannot take \(first.info.name) (\(first.info.node)): \(refusal.problem.error)\(more). \(refusal.problem.fix)"
     }
 }

@@ -3,9 +3,9 @@ import GuardProtocol
 import GuardSettings
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
-import Subprocess
-import SystemPackage
 import VolumeGuardCore
 
 /// Runs the configured actions on presses and gestures, without ever holding up the guard.
@@ -111,29 +111,12 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         let started = ContinuousClock.now
         let outcome: StateMachine.Outcome
         do {
-            outcome = try await withThrowingTaskGroup(of: StateMachine.Outcome.self) { group in
-                group.addTask {
-                    switch try await Self.spawn(action, for: job.trigger, logger: logger) {
-                    case .exited(let status): .exited(status)
-                    case .signaled(let signal): .signaled(signal)
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: action.timeout)
-                    return .timedOut
-                }
-                // Leaving the group cancels the loser: a command that timed out is torn down with it.
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
-        } catch is CancellationError {
-            logger.notice("action stopped: the daemon is shutting down")
-            return nil
+            outcome = try await Self.spawn(action, for: job.trigger, logger: logger)
         } catch {
             outcome = .failed("\(error)")
         }
-        // The shutdown's SIGTERM can end the command before the cancellation reaches the group, which then
-        // returns the signal as the command's own end (seen under qemu-user): the shutdown stopped it all the same.
+        // The shutdown ends the command with its SIGTERM, which then reads as the command's own end: the
+        // shutdown stopped it all the same.
         if Task.isCancelled {
             logger.notice("action stopped: the daemon is shutting down")
             return nil
@@ -154,33 +137,51 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
         return outcome
     }
 
-    /// Runs the command to its end, logging its output line by line. Cancelled, it sends its process
-    /// group SIGTERM, and SIGKILL after `termGrace`.
-    private static func spawn(_ action: Action, for trigger: Trigger, logger: Logger) async throws -> TerminationStatus {
-        var options = PlatformOptions()
-        options.createSession = true
-        options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: termGrace)]
-        let program = action.command[0]
-        var variables: [Environment.Key: String?] = [:]
-        for (name, value) in Action.environment(for: trigger) { variables[Environment.Key(stringLiteral: name)] = value }
-        let result = try await Subprocess.run(
-            program.contains("/") ? .path(FilePath(program)) : .name(program),
-            arguments: Arguments(Array(action.command.dropFirst())),
-            environment: .inherit.updating(variables),
-            platformOptions: options,
-            input: .none, output: .sequence, error: .sequence
-        ) { execution in
-            async let output: Void = log(execution.standardOutput, to: logger, at: .info)
-            async let errors: Void = log(execution.standardError, to: logger, at: .warning)
-            _ = try await (output, errors)
+    /// Runs the command to its end, logging its output line by line, on SwiftNIO's event loop: its pipes
+    /// are read there, and its timeout is the loop's timer (a task's sleep would wake libdispatch's pool).
+    /// Timed out, or cancelled, it sends the command's process group SIGTERM, and SIGKILL after `termGrace`.
+    private static func spawn(_ action: Action, for trigger: Trigger, logger: Logger) async throws -> StateMachine.Outcome {
+        let environment = ProcessInfo.processInfo.environment.merging(Action.environment(for: trigger)) { $1 }
+        let child = try ChildProcess(action.command, environment: environment)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let timedOut = NIOLockedValueBox(false)
+        let stop: @Sendable () -> Void = {
+            child.signalGroup(SIGTERM)
+            loop.scheduleTask(in: TimeAmount(termGrace)) { child.signalGroup(SIGKILL) }
         }
-        return result.terminationStatus
+        let timeout = loop.scheduleTask(in: TimeAmount(action.timeout)) {
+            timedOut.withLockedValue { $0 = true }
+            stop()
+        }
+        let end = await withTaskCancellationHandler {
+            async let output: Void = log(child.output, on: loop, to: logger, at: .info)
+            async let errors: Void = log(child.errors, on: loop, to: logger, at: .warning)
+            _ = await (output, errors)
+            return await child.end()
+        } onCancel: {
+            stop()
+        }
+        timeout.cancel()
+        return timedOut.withLockedValue { $0 } ? .timedOut : end
     }
 
-    private static func log(_ output: SubprocessOutputSequence, to logger: Logger, at level: Logger.Level) async throws {
+    /// Logs what the command writes to `descriptor`, line by line, until its end; the descriptor is closed.
+    private static func log(_ descriptor: Int32, on loop: any EventLoop, to logger: Logger, at level: Logger.Level) async {
+        let pipe: NIOAsyncChannel<ByteBuffer, Never>
+        do {
+            pipe = try await NIOPipeBootstrap(group: loop).takingOwnershipOfDescriptor(input: descriptor) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel(wrappingChannelSynchronously: channel) }
+            }
+        } catch {
+            close(descriptor)
+            logger.warning("the action's output cannot be read", metadata: ["error": "\(error)"])
+            return
+        }
         var lines = OutputLines()
-        for try await buffer in output {
-            for line in buffer.withUnsafeBytes({ lines.feed($0) }) { logger.log(level: level, "\(line)") }
+        try? await pipe.executeThenClose { inbound, _ in
+            for try await buffer in inbound {
+                for line in lines.feed(buffer.readableBytesView) { logger.log(level: level, "\(line)") }
+            }
         }
         if let last = lines.finish() { logger.log(level: level, "\(last)") }
     }

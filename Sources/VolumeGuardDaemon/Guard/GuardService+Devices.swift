@@ -86,16 +86,15 @@ extension GuardService {
 
     private func refused(_ node: String, _ error: Errno) {
         guard let info = machine.input?.devices[node]?.info else { return }
-        let (text, fix) = refusal(error, node: node, info: info)
-        handle(.device(.refused(node, error: text, fix: fix)))
+        handle(.device(.refused(node, DeviceProblem(error, node: node, info: info))))
     }
 
     func log(_ report: InputReport) {
         switch report {
         case .grabbed(let device, let match):
             logger.info("input device grabbed: its keys are presses", metadata: ["device": "\(device.name)", "path": "\(device.node)", "match": "\(match)"])
-        case .refused(let device, let error, let fix):
-            logger.error("cannot take input device: \(error). \(fix)", metadata: ["device": "\(device.name)", "path": "\(device.node)"])
+        case .refused(let device, let problem):
+            logger.error("cannot take input device: \(problem.error). \(problem.fix)", metadata: ["device": "\(device.name)", "path": "\(device.node)"])
         case .gone(let device):
             logger.notice("input device gone", metadata: ["device": "\(device.name)", "path": "\(device.node)"])
         }
@@ -109,11 +108,11 @@ extension GuardService {
         let found = present.map { device in
             DeviceMessage(
                 match: device.match.description, name: device.info.name, path: device.info.node, ids: device.info.ids,
-                address: device.info.address, state: device.state, error: device.refusal?.error, fix: device.refusal?.fix,
+                address: device.info.address, state: device.state, problem: device.refusal?.problem,
                 lastKey: device.lastKey.map(KeyNames.name)
             )
         }
-        let absent = input.configuration.matches.filter { match in !present.contains { match.matches($0.info) } }
+        let absent = input.configuration.matches.absent(among: present.map(\.info))
         return found + absent.map { DeviceMessage(match: $0.description, state: .absent) }
     }
 }

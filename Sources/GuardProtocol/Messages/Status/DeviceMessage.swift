@@ -9,15 +9,19 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
     /// Its Bluetooth address, when it has one.
     public var address: String?
     public var state: DeviceState
-    /// Why it is refused, and what to do about it.
-    public var error: String?
-    public var fix: String?
+    /// Why it is refused, and what to do about it: on the wire as two fields, `error` and `fix`.
+    public var problem: DeviceProblem? {
+        get { error.map { DeviceProblem(error: $0, fix: fix ?? "") } }
+        set { (error, fix) = (newValue?.error, newValue?.fix) }
+    }
+    private var error: String?
+    private var fix: String?
     /// The last key it sent, by the kernel's name.
     public var lastKey: String?
 
     public init(
         match: String, name: String? = nil, path: String? = nil, ids: String? = nil, address: String? = nil, state: DeviceState,
-        error: String? = nil, fix: String? = nil, lastKey: String? = nil
+        problem: DeviceProblem? = nil, lastKey: String? = nil
     ) {
         self.match = match
         self.name = name
@@ -25,8 +29,7 @@ public struct DeviceMessage: Hashable, Sendable, Codable {
         self.ids = ids
         self.address = address
         self.state = state
-        self.error = error
-        self.fix = fix
+        self.problem = problem
         self.lastKey = lastKey
     }
 
