@@ -50,6 +50,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Files written so that a crash or a power cut leaves the old contents or the new, whole: the record
+        // of original levels, the udev rule, the config file learn writes.
+        .target(name: "DurableFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
         // The evdev ioctls, whose request numbers are macros that do not import into Swift.
@@ -69,6 +72,7 @@ let package = Package(
             name: "VolumeGuardDaemon",
             dependencies: [
                 "CPeerCredentials",
+                "DurableFiles",
                 "GuardSettings",
                 "InputDevices",
                 "VolumeGuardCore",
@@ -118,6 +122,7 @@ let package = Package(
         .target(
             name: "ClientCommands",
             dependencies: [
+                "DurableFiles",
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",
@@ -167,6 +172,8 @@ let package = Package(
             name: "VolumeGuardCoreTests",
             dependencies: ["GuardProtocol", "VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // The order of a durable write's steps, and what a crash after each leaves, on real files.
+        .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "GuardProtocolTests",
             dependencies: ["GuardProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
