@@ -52,7 +52,11 @@ public struct Action: Hashable, Sendable, Codable {
         ("name", "What the log calls the action (default: the program's name)."),
         (
             "on",
-            "The presses that start it: `up`, `down`, `mute`, a device's key (`KEY_ENTER`), or a list of them (default: every press)."
+            """
+            The presses that start it: `up`, `down`, `mute`, a device's key (`KEY_ENTER`), or a list of them (default: every \
+            press). The sink's `mute` press comes 15 ms after the change: a desktop's volume key at 0 % sets the mute \
+            and then the volume, and the two are one `down` or `up` press.
+            """
         ),
         ("source", "Only presses from this source, `sink` or `input` (default: either)."),
         ("device", "Only presses from this device, by name, matched as `devices` matches names (default: any)."),

@@ -115,7 +115,7 @@ struct EchoTests {
         h.userToggles(muteOf: Name.speakers)
         h.holdAcks = false
         h.deliverWithheldAcks()
-        h.settle()
+        h.wait(.seconds(1))
         #expect(h.presses.map(\.direction) == [.up, .mute])
         #expect(h.sink(Name.speakers).level == SinkLevel(volume: .channels(30000), muted: false))
     }
@@ -168,7 +168,7 @@ struct EchoTests {
         var h = Harness.guarding([Self.mono])
         h.skipWrites = 1
         h.userToggles(muteOf: Name.speakers)
-        h.settle()
+        h.wait(.seconds(1))
         #expect(h.presses.map(\.direction) == [.mute])
         #expect(h.muteWrites.map(\.muted) == [false, false])
         #expect(h.sink(Name.speakers).muted == false)

@@ -17,19 +17,40 @@ struct PressCounterTests {
     }
 
     /// Counts a reading at `raw` after `after`, from `seen` (the held level unless given), while the sink
-    /// is held at `held`, then tells the counter the sink is still held there, as the core does.
-    mutating func read(
+    /// is held at `held`, then tells the counter the sink is still held there, as the core does. Returns
+    /// the presses it shows: a mute held back before it, then its own.
+    mutating func presses(
         _ raw: UInt32, muted: Bool = false, after: Duration = .seconds(1), seen: UInt32? = nil, held: UInt32 = held,
         changes: Int = 0, afterReset: Bool = false
-    ) -> (direction: Direction, count: Int)? {
+    ) -> [(direction: Direction, count: Int)] {
         now += after
         let level = Self.level(raw, muted: muted)
-        let press = counter.count(
+        let presses = counter.count(
             level, seen: Self.level(seen ?? held), target: Self.level(held),
             changes: changes, afterReset: afterReset, at: now
         )
         counter.read(level, holding: Self.level(held), at: now)
-        return press
+        return presses
+    }
+
+    /// The one press a reading shows, if any (see `presses`).
+    mutating func read(
+        _ raw: UInt32, muted: Bool = false, after: Duration = .seconds(1), seen: UInt32? = nil, held: UInt32 = held,
+        changes: Int = 0, afterReset: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (direction: Direction, count: Int)? {
+        let found = presses(raw, muted: muted, after: after, seen: seen, held: held, changes: changes, afterReset: afterReset)
+        if found.count > 1 { Issue.record("\(found.count) presses in one reading", sourceLocation: sourceLocation) }
+        return found.first
+    }
+
+    /// The directions of `presses`, in order.
+    static func directions(_ presses: [(direction: Direction, count: Int)]) -> [Direction] {
+        presses.map { $0.direction }
+    }
+
+    /// What `checkHeldMute` says `after` the last reading.
+    mutating func checkHeldMute(after: Duration = .zero) -> PressCounter.HeldMuteCheck? {
+        counter.checkHeldMute(at: now + after)
     }
 
     /// What `checkBurst` says `after` the last reading.
@@ -52,45 +73,80 @@ struct PressCounterTests {
         #expect(press?.count == 1)
     }
 
-    @Test("a change of mute alone is a mute press; one with a volume press is that press only")
-    mutating func mute() {
-        let mute = read(Self.held, muted: true)
-        let down = read(Self.held - Self.step, muted: true)
-        #expect(mute?.direction == .mute)
-        #expect(down?.direction == .down)
+    @Test("a change of mute alone is held back, and is a mute press once halfPressWindow passes without its volume half")
+    mutating func muteHeldBack() {
+        let mute = presses(Self.held, muted: true)
+        #expect(mute.isEmpty, "the volume half of a desktop's key press may yet come")
+        #expect(checkHeldMute() == .wait(PressCounter.halfPressWindow))
+        #expect(checkHeldMute(after: PressCounter.halfPressWindow - .milliseconds(1)) == .wait(.milliseconds(1)))
+        #expect(checkHeldMute(after: PressCounter.halfPressWindow) == .released(.mute, count: 1))
+        #expect(checkHeldMute(after: PressCounter.halfPressWindow) == nil, "released once")
     }
 
-    @Test("a desktop's key press read in halves, mute alone then volume alone or the reverse, is one press")
-    mutating func halves() {
-        // mate-settings-daemon at 0 %: the mute request read before the volume request landed.
-        let mute = read(Self.held, muted: true)
-        let volumeHalf = read(Self.held - Self.step, after: .milliseconds(3))
-        // GNOME's order: the volume first.
-        let down = read(Self.held - Self.step, after: .seconds(1))
-        let muteHalf = read(Self.held, muted: true, after: .milliseconds(3))
-        #expect(mute?.direction == .mute)
-        #expect(volumeHalf == nil)
-        #expect(down?.direction == .down)
-        #expect(muteHalf == nil)
+    @Test("a change of the volume and the mute together is that volume press only, out at once")
+    mutating func muteWithVolume() {
+        let down = presses(Self.held - Self.step, muted: true)
+        #expect(Self.directions(down) == [.down])
+        #expect(checkHeldMute() == nil)
+    }
+
+    @Test("a desktop's key press read in halves, mute alone then volume alone, is one press of the volume's direction")
+    mutating func halvesMuteFirst() {
+        // mate-settings-daemon and GNOME at 0 %: the mute request read before the volume request landed.
+        let mute = presses(Self.held, muted: true)
+        let volumeHalf = presses(Self.held - Self.step, after: .milliseconds(3))
+        #expect(mute.isEmpty)
+        #expect(Self.directions(volumeHalf) == [.down])
+        #expect(volumeHalf.first?.count == 1)
+        #expect(checkHeldMute(after: PressCounter.halfPressWindow) == nil, "the mute went with it")
+    }
+
+    @Test("a key press read in halves, volume alone then mute alone, is the volume press read first")
+    mutating func halvesVolumeFirst() {
+        let down = presses(Self.held - Self.step)
+        let muteHalf = presses(Self.held, muted: true, after: .milliseconds(3))
+        #expect(Self.directions(down) == [.down])
+        #expect(muteHalf.isEmpty)
+        #expect(checkHeldMute() == nil, "the mute half is no press to hold back")
     }
 
     @Test("a change of mute alone and one of volume alone further apart than a key press's halves are two presses")
     mutating func halvesApart() {
-        let mute = read(Self.held, muted: true)
-        let down = read(Self.held - Self.step, after: PressCounter.halfPressWindow)
+        let mute = presses(Self.held, muted: true)
+        let down = presses(Self.held - Self.step, after: PressCounter.halfPressWindow)
         // Halves of the same kind never complete each other.
-        let again = read(Self.held - Self.step, after: .milliseconds(40))
-        #expect(mute?.direction == .mute)
-        #expect(down?.direction == .down)
-        #expect(again?.direction == .down)
+        let again = presses(Self.held - Self.step, after: .milliseconds(40))
+        #expect(mute.isEmpty)
+        #expect(Self.directions(down) == [.mute, .down], "the mute's window had ended: it goes out first")
+        #expect(Self.directions(again) == [.down])
+    }
+
+    @Test("another press while a mute is held back sends the mute first, and a second mute is held in its place")
+    mutating func pressAfterHeldMute() {
+        _ = presses(Self.held, muted: true)
+        let both = presses(Self.held - Self.step, muted: true, after: .milliseconds(3))
+        _ = presses(Self.held, muted: true, after: .milliseconds(40))
+        let second = presses(Self.held, muted: true, after: .milliseconds(3))
+        #expect(Self.directions(both) == [.mute, .down])
+        #expect(Self.directions(second) == [.mute], "the first mute goes out")
+        #expect(checkHeldMute() == .wait(PressCounter.halfPressWindow), "the second waits for its own volume half")
     }
 
     @Test("a key press's second half completes it once: a third, within the window, is a press")
     mutating func thirdHalf() {
-        _ = read(Self.held, muted: true)
-        _ = read(Self.held - Self.step, after: .milliseconds(2))
-        let third = read(Self.held, muted: true, after: .milliseconds(2))
-        #expect(third?.direction == .mute)
+        _ = presses(Self.held, muted: true)
+        _ = presses(Self.held - Self.step, after: .milliseconds(2))
+        let third = presses(Self.held, muted: true, after: .milliseconds(2))
+        #expect(third.isEmpty, "held back in its turn")
+        #expect(checkHeldMute(after: PressCounter.halfPressWindow) == .released(.mute, count: 1))
+    }
+
+    @Test("a mute held back when the sink is let go is a press at once")
+    mutating func heldMuteDropped() {
+        _ = presses(Self.held, muted: true)
+        let released = counter.dropHeld()
+        #expect(released?.direction == .mute)
+        #expect(checkHeldMute() == nil)
     }
 
     @Test("a reading at the level accounted for is no press")
@@ -203,7 +259,7 @@ struct PressCounterTests {
         // again before the guard could read the reset back.
         _ = read(Self.held + 3 * Self.step, after: .milliseconds(8), afterReset: true)
         #expect(counter.isDeferringReset)
-        counter.dropHeld()
+        _ = counter.dropHeld()
         _ = read(Self.held + Self.step, after: PressCounter.burstQuiet, afterReset: true)
         #expect(!counter.isDeferringReset, "after burstQuiet without a press, a change after the reset is no burst")
     }
@@ -218,7 +274,7 @@ struct PressCounterTests {
     mutating func mergedWhileChanging() {
         _ = read(Self.held + 2 * Self.step, changes: 1)
         #expect(counter.isDeferringReset)
-        counter.dropHeld()
+        _ = counter.dropHeld()
         #expect(!counter.isDeferringReset)
         _ = read(Self.held + 2 * Self.step)
         #expect(!counter.isDeferringReset, "nothing changed while it was read: a person's merged presses")

@@ -4,7 +4,7 @@
 public struct WakeUps: Hashable, Sendable {
     /// The machines that ask the shell to wake them.
     public enum Machine: Hashable, Sendable, CaseIterable {
-        /// `GuardCore`: the end of a burst, asking again for a default sink.
+        /// `GuardCore`: the end of a burst, a mute press held back, asking again for a default sink.
         case core
         /// `InputSource`: a refused node's retry, keys the kernel let up.
         case input

@@ -6,8 +6,8 @@ public enum GuardAction: Hashable, Sendable {
     case readDefaultSink
     /// Drop the server connection and make a new one (then `GuardEvent.connected` as usual).
     case reconnect
-    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer (the end of a burst, asking again
-    /// for a default sink). A shell may keep just one timer, for the
+    /// Feed `GuardEvent.wakeUp` after `after`: the core's only timer (the end of a burst, a mute press held
+    /// back for its volume half, asking again for a default sink). A shell may keep just one timer, for the
     /// earliest wake-up asked for: on every wake-up the core asks again for whatever is due later.
     case wakeUp(after: Duration)
     /// Read a sink; reply with `GuardEvent.sinkRead` carrying the same ticket.

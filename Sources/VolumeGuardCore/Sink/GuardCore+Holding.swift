@@ -13,17 +13,16 @@ extension GuardCore {
             phase = .guarding(current)
             return [.report(.resetAbandoned(sink: current.name))]
         case .change(let verifying):
-            var actions: [GuardAction] = []
-            if let press = counter.count(
+            let presses = counter.count(
                 level, seen: current.echo.seen, target: current.target, changes: changes, afterReset: verifying, at: now
-            ) {
-                actions.append(.pressed(press.direction, count: press.count, sink: current.name))
-            }
+            )
+            var actions = presses.map { GuardAction.pressed($0.direction, count: $0.count, sink: current.name) }
             if let report = current.counted(level, at: now, afterReset: verifying, margin: configuration.clampMargin) {
                 actions.append(.report(report))
             }
             counter.read(level, holding: current.target, at: now)
             phase = .guarding(current)
+            actions += checkHeldMute(at: now)
             let burst = checkBurst(at: now)
             return actions + (burst.defers ? burst.actions : holdTarget(correcting: level, attempt: 0))
         }
@@ -49,6 +48,17 @@ extension GuardCore {
         }
     }
 
+    /// While the counter holds back a press of the mute alone (perhaps the first half of a desktop's key
+    /// press): asks to be woken when its wait for the other half ends, or reports it once it has.
+    mutating func checkHeldMute(at now: Duration) -> [GuardAction] {
+        guard let guarded else { return [] }
+        switch counter.checkHeldMute(at: now) {
+        case nil: return []
+        case .wait(let delay): return [.wakeUp(after: delay)]
+        case .released(let direction, let count): return [.pressed(direction, count: count, sink: guarded.name)]
+        }
+    }
+
     /// Reads the guarded sink when it may have changed and nothing is in flight (see `InFlight`).
     mutating func readIfDue() -> [GuardAction] {
         guard let guarded, let ticket = inFlight.readIfDue(&ids) else { return [] }
@@ -61,29 +71,31 @@ extension GuardCore {
     mutating func giveBack() -> [GuardAction] {
         guard let guarded else { return [] }
         let restores = custodian.giveBack(guarded.index, named: guarded.name, original: guarded.original, ids: &ids)
-        dropGuarded()
-        return restores + [.report(.givenBack(sink: guarded.name, to: guarded.original))]
+        return dropGuarded() + restores + [.report(.givenBack(sink: guarded.name, to: guarded.original))]
     }
 
     /// The guarded sink went away (unplugged, module unloaded): nothing to restore now, but its original
     /// is kept for when it comes back. Look for another sink to hold.
     mutating func lose(_ lost: Guarded) -> [GuardAction] {
         custodian.remember(lost)
-        forget()
-        return [.report(.sinkLost(sink: lost.name))] + enter(.noSink) + ask(follower.seek)
+        return forget() + [.report(.sinkLost(sink: lost.name))] + enter(.noSink) + ask(follower.seek)
     }
 
     /// No sink is held any more: nothing of its writes or bursts is awaited, and the next is looked for.
-    mutating func dropGuarded() {
+    /// Returns the press the counter held back for it, due now.
+    mutating func dropGuarded() -> [GuardAction] {
+        var released: [GuardAction] = []
+        if let press = counter.dropHeld(), let guarded { released.append(.pressed(press.direction, count: press.count, sink: guarded.name)) }
         if case .guarding = phase { phase = .switching }
         inFlight.forget()
-        counter.dropHeld()
+        return released
     }
 
     /// No sink is held or looked for any more: no reply on its way is awaited, nor is one to adopt a sink.
-    /// The caller enters the phase that follows.
-    mutating func forget() {
-        dropGuarded()
+    /// The caller enters the phase that follows; the press held back for the sink is due now.
+    mutating func forget() -> [GuardAction] {
+        let released = dropGuarded()
         follower.forget()
+        return released
     }
 }

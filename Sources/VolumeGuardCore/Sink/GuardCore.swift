@@ -96,17 +96,16 @@ public struct GuardCore: Sendable {
         case .connected:
             // Stopped is final: a connection that comes back after shutdown must not adopt a sink again.
             guard phase != .stopped else { return [] }
-            forget()
+            let released = forget()
             follower.connected()
             guard phase != .paused else {
                 // Paused, the sinks have their levels back: so must those a previous run left held.
-                return custodian.remembered.isEmpty ? [] : ask(.readAll)
+                return released + (custodian.remembered.isEmpty ? [] : ask(.readAll))
             }
-            return enter(.connecting) + ask(follower.seek)
+            return released + enter(.connecting) + ask(follower.seek)
         case .disconnected:
-            var actions: [GuardAction] = [.pressesInterrupted]
             if let guarded { custodian.remember(guarded) }
-            forget()
+            var actions = forget() + [.pressesInterrupted]
             custodian.connectionLost()
             if phase != .paused && phase != .stopped { actions += enter(.connecting) }
             return actions
@@ -148,11 +147,10 @@ public struct GuardCore: Sendable {
             modifyGuarded { $0.acknowledged(at: now) }
             return readIfDue()
         case .wakeUp:
-            return checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
+            return checkHeldMute(at: now) + checkBurst(at: now).actions + (waitsForSink ? ask(follower.askDefault) : [])
         case .pause:
             guard phase != .paused, phase != .stopped else { return [] }
-            let givenBack = giveBack()
-            forget()
+            let givenBack = giveBack() + forget()
             return givenBack + enter(.paused)
         case .resume:
             guard phase == .paused else { return [] }
@@ -164,8 +162,7 @@ public struct GuardCore: Sendable {
             return reconfigure(new)
         case .shutdown:
             guard phase != .stopped else { return [] }
-            let givenBack = giveBack()
-            forget()
+            let givenBack = giveBack() + forget()
             // A sink that is gone at the end cannot be given back: its record ends with this run.
             custodian.forgetRemembered()
             return givenBack + enter(.stopped)

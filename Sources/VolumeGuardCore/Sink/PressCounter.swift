@@ -43,11 +43,12 @@ struct PressCounter: Hashable, Sendable {
     /// on: a reset written then would land among the program's steps and wipe out those before it.
     static let burstChanges = 3
 
-    /// How soon after a press that changed only the volume, or only the mute, a reading that changes only
-    /// the other is the rest of the same press. A desktop's key at or below one step sets 0 % and mutes
+    /// How soon after a change of the mute alone, or of the volume alone, a change of the other alone is
+    /// the rest of the same key press. A desktop's key at or below one step sets 0 % and mutes
     /// (mate-settings-daemon and GNOME; MATE's down above it unmutes, GNOME's up unmutes), as two
-    /// requests sent one after the other, and a desktop preempted between them lets the guard read the
-    /// sink in between: the second half would be a press the person never made. Longer than a busy
+    /// requests sent one after the other, the mute first, and a desktop preempted between them lets the
+    /// guard read the sink in between: the second half would be a press the person never made, and the
+    /// first the wrong one. So a mute alone is held back this long (`HeldMute`). Longer than a busy
     /// machine keeps a process from running (a few milliseconds); half the period of GNOME's key repeat
     /// (30 ms), the fastest a desktop repeats by default, so that the next repeat is never taken for it.
     static let halfPressWindow: Duration = .milliseconds(15)
@@ -56,13 +57,44 @@ struct PressCounter: Hashable, Sendable {
     enum Half: Hashable, Sendable {
         case volume
         case mute
+
+        /// What `level` changed alone from `seen`; nil when it changed both, or neither.
+        init?(_ level: SinkLevel, from seen: SinkLevel) {
+            switch (level.volume.max != seen.volume.max, level.muted != seen.muted) {
+            case (true, false): self = .volume
+            case (false, true): self = .mute
+            case (true, true), (false, false): return nil
+            }
+        }
     }
 
-    /// The last press counted: when, and which half of a desktop's key press it may have been.
+    /// The press a mute held back is, once it goes out on its own.
+    static let mutePress = (direction: Direction.mute, count: 1)
+
+    /// The last press counted: when, and whether the mute half of the same key press may yet come.
     private struct LastPress: Hashable, Sendable {
         var time: Duration
-        /// What it changed alone, while the other half of the same key press may yet come.
-        var half: Half?
+        /// It changed the volume alone (a desktop that sends the volume first).
+        var changedVolumeAlone = false
+    }
+
+    /// A press that changed only the mute, not reported yet: the volume half of the same key press may
+    /// come within `halfPressWindow`, and the two are then one volume press.
+    private struct HeldMute: Hashable, Sendable {
+        var time: Duration
+        /// The last press before it: the volume half is counted after this one, as a reading that showed
+        /// both halves at once would be.
+        var before: LastPress?
+
+        func isOpen(at now: Duration) -> Bool { now - time < PressCounter.halfPressWindow }
+    }
+
+    /// What holding back a mute press asks for, when the counter is asked about it.
+    enum HeldMuteCheck: Hashable, Sendable {
+        /// The volume half may still come: look again after this long.
+        case wait(Duration)
+        /// It did not come: the mute is a press of its own, due now.
+        case released(Direction, count: Int)
     }
 
     /// What deferring the reset asks for, when the counter is asked whether it still defers it.
@@ -75,6 +107,7 @@ struct PressCounter: Hashable, Sendable {
 
     private(set) var keyStep: KeyStep
     private var lastPress: LastPress?
+    private var heldMute: HeldMute?
     /// The run levels: the last `runLevelsKept` distinct levels (loudest channel) the held sink was read
     /// at in this run of presses, the latest last, the held level never among them. A client may still
     /// step from any of them (see `base`); a reading outside a run clears them.
@@ -93,13 +126,23 @@ struct PressCounter: Hashable, Sendable {
 
     /// Counts `level`, a reading of the held sink taken at `now`, against `seen`, the level accounted
     /// for, while the sink is held at `target`; `changes` change events came while it was read, and
-    /// `afterReset` when it is the reading that verifies the guard's reset. Returns the press it shows,
-    /// if any, in key steps (the press pipeline numbers it). Once the reading is accounted for (and the sink perhaps held elsewhere), tell
-    /// the counter where it is held now (`read(_:holding:at:)`).
+    /// `afterReset` when it is the reading that verifies the guard's reset. Returns the presses it
+    /// shows, in key steps (the press pipeline numbers them): a press of the mute alone is held back
+    /// (`checkHeldMute`), and one held before it goes out first when this reading is another press.
+    /// Once the reading is accounted for (and the sink perhaps held elsewhere), tell the counter where it
+    /// is held now (`read(_:holding:at:)`).
     mutating func count(
         _ level: SinkLevel, seen: SinkLevel, target: SinkLevel, changes: Int, afterReset: Bool,
         at now: Duration
-    ) -> (direction: Direction, count: Int)? {
+    ) -> [(direction: Direction, count: Int)] {
+        let alone = Half(level, from: seen)
+        if completesLastPress(with: alone, at: now) { return [] }
+        let held = heldMute
+        heldMute = nil
+        // The volume half of the held mute's key press: the two are one press, counted as a reading that
+        // changed both at once would be, after the press before them.
+        let completesHeld = alone == .volume && held?.isOpen(at: now) == true
+        if completesHeld { lastPress = held?.before }
         let run = pressCame(within: KeyStep.isolation, at: now)
         if !run { runLevels = [] }
         // A program is stepping when a press follows the last within `burstGap`; when one lands on top
@@ -112,15 +155,9 @@ struct PressCounter: Hashable, Sendable {
             || (afterReset && pressCame(within: Self.burstQuiet, at: now))
             || changes >= Self.burstChanges
         var press: (direction: Direction, count: Int)?
+        var holdsBack = false
         var step: UInt32?
         let loudest = level.volume.max
-        let half: Half? =
-            switch (loudest != seen.volume.max, level.muted != seen.muted) {
-            case (true, false): .volume
-            case (false, true): .mute
-            case (true, true), (false, false): nil
-            }
-        if completesLastPress(with: half, at: now) { return nil }
         let counted = base(for: loudest, seen: seen.volume.max, held: target.volume.max, inRun: run)
         let delta = counted.map { Int64(loudest) - Int64($0.level) } ?? 0
         if let counted, delta != 0 {
@@ -132,10 +169,14 @@ struct PressCounter: Hashable, Sendable {
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changes > 0 { burst = true }
-            press = record(delta > 0 ? .up : .down, count: count, half: half, at: now)
-        } else if level.muted != seen.muted {
+            press = record(delta > 0 ? .up : .down, count: count, at: now, changedVolumeAlone: alone == .volume && !completesHeld)
+        } else if level.muted != seen.muted || completesHeld {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
-            press = record(.mute, count: 1, half: half, at: now)
+            if alone == .mute {
+                heldMute = HeldMute(time: now, before: lastPress)
+                holdsBack = true
+            }
+            press = record(.mute, count: 1, at: now)
         }
         if burst, level != seen { isDeferringReset = true }
         // Where the program's next step would meet 0 % or 100 %, the burst is put back now: clients stop
@@ -143,16 +184,31 @@ struct PressCounter: Hashable, Sendable {
         if isDeferringReset, let press, let step, !Self.hasRoom(for: step, from: loudest, going: press.direction) {
             isDeferringReset = false
         }
-        return press
+        var presses: [(direction: Direction, count: Int)] = []
+        if let held, !completesHeld {
+            // Another press ends the wait for the held mute's volume half; no press leaves it waiting.
+            if press != nil { presses.append(Self.mutePress) } else { heldMute = held }
+        }
+        if let press, !holdsBack { presses.append(press) }
+        return presses
     }
 
-    /// Whether a reading that changed only `half` is the rest of the last press, which changed only the
-    /// other half within `halfPressWindow`: then it is no press, and no third half completes it.
+    /// While a press of the mute alone is held back: releases it once `halfPressWindow` has passed with
+    /// no volume half, or says how long it may still come. Nil when none is held.
+    mutating func checkHeldMute(at now: Duration) -> HeldMuteCheck? {
+        guard let held = heldMute else { return nil }
+        guard !held.isOpen(at: now) else { return .wait(held.time + Self.halfPressWindow - now) }
+        heldMute = nil
+        return .released(Self.mutePress.direction, count: Self.mutePress.count)
+    }
+
+    /// Whether a reading that changed only the mute is the rest of the last press, which changed only
+    /// the volume within `halfPressWindow` (a desktop that sends the volume first): then it is no press,
+    /// and no third half completes it.
     private mutating func completesLastPress(with half: Half?, at now: Duration) -> Bool {
-        guard let half, let last = lastPress, let lastHalf = last.half, lastHalf != half,
-            now - last.time < Self.halfPressWindow
+        guard half == .mute, let last = lastPress, last.changedVolumeAlone, now - last.time < Self.halfPressWindow
         else { return false }
-        lastPress?.half = nil
+        lastPress?.changedVolumeAlone = false
         return true
     }
 
@@ -184,10 +240,13 @@ struct PressCounter: Hashable, Sendable {
         return .wait(lastPress.time + Self.burstQuiet - now)
     }
 
-    /// No sink is held any more: its run levels and its burst count for nothing.
-    mutating func dropHeld() {
+    /// No sink is held any more: its run levels and its burst count for nothing. Returns the mute press
+    /// held back, if any, due now: nothing can complete it any more.
+    mutating func dropHeld() -> (direction: Direction, count: Int)? {
         runLevels = []
         isDeferringReset = false
+        defer { heldMute = nil }
+        return heldMute.map { _ in Self.mutePress }
     }
 
     /// How a reading (its loudest channel) counts, against `seen`, the level accounted for, while the
@@ -226,8 +285,10 @@ struct PressCounter: Hashable, Sendable {
         return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
-    private mutating func record(_ direction: Direction, count: Int, half: Half?, at now: Duration) -> (direction: Direction, count: Int) {
-        lastPress = LastPress(time: now, half: half)
+    private mutating func record(
+        _ direction: Direction, count: Int, at now: Duration, changedVolumeAlone: Bool = false
+    ) -> (direction: Direction, count: Int) {
+        lastPress = LastPress(time: now, changedVolumeAlone: changedVolumeAlone)
         return (direction, count)
     }
 
