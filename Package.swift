@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "DurableFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
+        // A child run as another user: fork, the user's groups and ids, exec (`learn` under sudo).
+        .target(name: "CUserSpawn"),
         // The evdev ioctls, whose request numbers are macros that do not import into Swift.
         .target(name: "CEvdev"),
         // Every thread's stack 1 MB, set before main (no function to call): 8 MB stacks get 2 MB huge pages.
@@ -109,6 +111,7 @@ let package = Package(
         .target(
             name: "GuardConfig",
             dependencies: [
+                "CUserSpawn",
                 "GuardSettings",
                 "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -121,6 +124,7 @@ let package = Package(
         .target(
             name: "ClientCommands",
             dependencies: [
+                "DurableFiles",
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",
@@ -192,7 +196,7 @@ let package = Package(
         ),
         // The setup commands' decisions (`learn`'s, `doctor`'s diagnosis fed facts), with no device, server or daemon.
         .testTarget(
-            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
+            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardConfig", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,10 +1,25 @@
+import CUserSpawn
 import Glibc
 import SystemPackage
 
 /// One run of a child: `input` written to its standard input, its standard output and error read
 /// together, its end; killed past its deadline. The config file's parser runs in one
-/// (`ConfigFile.parseInChild`), and `doctor` asks systemctl and gsettings in one, each bounded.
+/// (`ConfigFile.parseInChild`), `doctor` asks systemctl and gsettings in one, each bounded, and `learn`
+/// under sudo reads and writes the user's files in one run as the user.
 package struct ChildRun {
+    /// Whom a child runs as, when not as this process: a user's ids and every group of theirs.
+    package struct User: Sendable {
+        package var uid: uid_t
+        package var gid: gid_t
+        package var groups: [gid_t]
+
+        package init(uid: uid_t, gid: gid_t, groups: [gid_t]) {
+            self.uid = uid
+            self.gid = gid
+            self.groups = groups
+        }
+    }
+
     package enum End: Equatable, Sendable {
         case exited(Int32)
         case signaled(Int32)
@@ -15,8 +30,11 @@ package struct ChildRun {
     package private(set) var end = End.exited(0)
 
     /// Runs `executable` (a path: no search of PATH) with `arguments`, which begin with the program's name
-    /// (`argv[0]`), and `environment` (`NAME=value`), until it ends or `deadline` has passed.
-    package init(executable: String, arguments: [String], input: [UInt8] = [], environment: [String], deadline: Duration) throws(Errno) {
+    /// (`argv[0]`), and `environment` (`NAME=value`), as `user` when given, until it ends or `deadline` has
+    /// passed.
+    package init(
+        executable: String, arguments: [String], input: [UInt8] = [], environment: [String], as user: User? = nil, deadline: Duration
+    ) throws(Errno) {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         guard Self.pipe(&toChild) else { throw Errno(rawValue: errno) }
@@ -25,15 +43,11 @@ package struct ChildRun {
             close(toChild[1])
             throw Errno(rawValue: errno)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
         var pid: pid_t = 0
         let spawned = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+            withCStrings(environment) { envp in
+                Self.spawn(&pid, executable, argv, envp, input: toChild[0], output: fromChild[1], as: user)
+            }
         }
         close(toChild[0])
         close(fromChild[1])
@@ -82,6 +96,28 @@ package struct ChildRun {
 }
 
 extension ChildRun {
+    /// Starts the child with `input` as its standard input and `output` as its standard output and error:
+    /// posix_spawn, or, to run it as `user`, `user_spawn`'s fork, change of user and exec. Returns 0 or
+    /// an errno.
+    fileprivate static func spawn(
+        _ pid: inout pid_t, _ executable: String, _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?],
+        input: Int32, output: Int32, as user: User?
+    ) -> Int32 {
+        if let user {
+            pid = user.groups.withUnsafeBufferPointer { groups in
+                user_spawn(executable, argv, envp, input, output, output, user.uid, user.gid, groups.baseAddress, groups.count)
+            }
+            return pid < 0 ? errno : 0
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, output, 2)
+        return posix_spawn(&pid, executable, &actions, nil, argv, envp)
+    }
+
     /// A pipe whose ends are closed on exec: the child gets only what the spawn's file actions give it.
     fileprivate static func pipe(_ ends: inout [Int32]) -> Bool {
         guard Glibc.pipe(&ends) == 0 else { return false }
