@@ -133,6 +133,8 @@ let package = Package(
                 "VolumeGuardClient",
                 "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // NIOThreadPool, where learn's poll(2) waits.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [

@@ -27,8 +27,6 @@ struct Listening {
         var interrupted: Bool
     }
 
-    /// How often the devices are read.
-    static let readInterval: Duration = .milliseconds(20)
     /// How often the devices are looked for anew when `/dev/input` cannot be watched (no inotify instance
     /// left): a remote that comes is then opened up to this late.
     static let scanInterval: Duration = .seconds(1)
@@ -36,6 +34,7 @@ struct Listening {
     private static let interrupted = Atomic<Bool>(false)
 
     func run() async -> Heard {
+        let wakeup = Wakeup()
         // Before the pause: a signal from then on ends the listening, and the daemon is resumed.
         Self.trapInterrupts(true)
         let daemon = await DaemonPause.pause(at: socketPath)
@@ -45,7 +44,7 @@ struct Listening {
         var keys = KeyListener()
         var inputs = keys.rescan(present, listening: false)
         let sink = await SinkListener.start(server: server)
-        let changes = Changes()
+        let changes = Changes(wakeup: wakeup)
         // Everything is listening before the user is asked to press.
         let count = keys.open.count
         printLine("Listening to \(count) device\(count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.")
@@ -75,7 +74,10 @@ struct Listening {
                     inputs = keys.rescan(present, listening: true)
                     scanned = clock.now
                 }
-                try? await Task.sleep(for: Self.readInterval)
+                // Until a device or the watch has something, the sink changes, a signal comes, or a moment is due.
+                let rescan = watch == nil ? scanned - start + Self.scanInterval : learning.wakeUp
+                let descriptors = keys.descriptors + (watch.map { [$0.descriptor] } ?? [])
+                await wakeup.wait(for: descriptors, timeout: min(learning.wakeUp, rescan) - (clock.now - start))
             }
             group.cancelAll()
         }
@@ -127,7 +129,10 @@ struct Listening {
         for signal in endingSignals {
             sigaddset(&set, signal)
             if trapped {
-                Glibc.signal(signal) { _ in Listening.interrupted.store(true, ordering: .relaxed) }
+                Glibc.signal(signal) { _ in
+                    Listening.interrupted.store(true, ordering: .relaxed)
+                    Wakeup.ringFromSignal()
+                }
             } else {
                 Glibc.signal(signal, SIG_DFL)
             }
@@ -136,12 +141,18 @@ struct Listening {
     }
 }
 
-/// The sink's changes, from the sink's task to the listening loop.
+/// The sink's changes, from the sink's task to the listening loop, which each wakes.
 private final class Changes: Sendable {
     private let directions = Mutex<[Direction]>([])
+    private let wakeup: Wakeup
+
+    init(wakeup: Wakeup) {
+        self.wakeup = wakeup
+    }
 
     func append(_ direction: Direction) {
         directions.withLock { $0.append(direction) }
+        wakeup.ring()
     }
 
     func take() -> [Direction] {
