@@ -94,19 +94,13 @@ public struct Learn: AsyncParsableCommand {
         let report = LearnReport(learned: learned, learning: heard.learning, sinkWatched: heard.sinkWatched, root: getuid() == 0)
         for line in report.lines { printLine(line) }
         let written = write || setup || !command.isEmpty
-        printLine("\nFor \(file.path):")
-        for (key, value) in learned.settings { printLine("  \(key) = \(value)") }
         let action = command.isEmpty ? nil : learned.action(running: command)
-        if let action {
-            printLine("  [[action]]")
-            for (key, value) in action { printLine("  \(key) = \(value)") }
-        }
+        let plan = LearnPlan(
+            path: file.path, settings: learned.settings, action: action, writes: written, named: socket.configFile.config, root: getuid() == 0)
+        for line in plan.settingLines { printLine(line) }
         if written {
             let backup = try exitingOnMistake { () throws(ConfigError) in try files.write(learned.settings, action: action) }
             printLine("Written, and checked as `volume-guard config` checks it" + (backup.map { "; the old file is \($0)" } ?? "") + ".")
-        } else {
-            let named = socket.configFile.config.map { " --config \(LearnSteps.shellQuoted($0))" } ?? ""
-            printLine("To write them: \(getuid() == 0 ? "sudo " : "")volume-guard learn --write\(named)")
         }
         let facts = LearnSteps.Facts(
             user: user.name, source: learned.source, devices: learned.devices.map(\.match.description),
@@ -117,12 +111,7 @@ public struct Learn: AsyncParsableCommand {
             let matches = learned.devices.map(\.match)
             if !SetupRunner(user: user, matches: matches, present: heard.present).run(steps, facts) { throw ExitCode.failure }
         } else {
-            printLine("\nThen, as \(user.name):")
-            for step in steps {
-                let (why, command) = LearnSteps.text(step, facts)
-                printLine("  \(command)\n      # \(why)")
-            }
-            printLine("(`sudo volume-guard learn --setup` writes the file and does these.)")
+            for line in LearnPlan.stepLines(steps, facts) { printLine(line) }
         }
     }
 

@@ -87,13 +87,20 @@ struct Listening {
         if case .success(let sink) = sink { await sink.close() }
         await daemon.resume()
         Self.trapInterrupts(false)
-        var hints: [String] = []
-        if present.isEmpty { hints.append("no input device with keys is present: pair the remote and connect it (`bluetoothctl connect ADDRESS`)") }
-        if !keys.unreadable.isEmpty && getuid() != 0 { hints.append("this user cannot read \(keys.unreadable.count) of them: `sudo volume-guard learn`") }
-        if daemon.heldDevices { hints.append("the daemon was paused, but another program may hold the remote: `volume-guard devices` says") }
+        let hints = Self.hints(present: present.count, unreadable: keys.unreadable.count, root: getuid() == 0, daemonHeld: daemon.heldDevices)
         return Heard(
             learning: learning, present: present, sinkWatched: (try? sink.get()) != nil, daemonRunning: daemon.running, hints: hints,
             interrupted: Self.interrupted.load(ordering: .relaxed))
+    }
+
+    /// What to try when nothing was heard, given how many devices with keys were `present`, how many of
+    /// them this user could not read (`unreadable`), whether it is `root`, and whether the daemon held devices.
+    static func hints(present: Int, unreadable: Int, root: Bool, daemonHeld: Bool) -> [String] {
+        var hints: [String] = []
+        if present == 0 { hints.append("no input device with keys is present: pair the remote and connect it (`bluetoothctl connect ADDRESS`)") }
+        if unreadable > 0 && !root { hints.append("this user cannot read \(unreadable) of them: `sudo volume-guard learn`") }
+        if daemonHeld { hints.append("the daemon was paused, but another program may hold the remote: `volume-guard devices` says") }
+        return hints
     }
 
     /// Prints what an input taught, as it happens.
