@@ -74,6 +74,7 @@ let package = Package(
             name: "VolumeGuardDaemon",
             dependencies: [
                 "CPeerCredentials",
+                "DurableFiles",
                 "GuardSettings",
                 "InputDevices",
                 "VolumeGuardCore",

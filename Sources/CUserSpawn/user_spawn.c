@@ -14,10 +14,10 @@
 
 /// The child: only system calls (raw ones for the credentials, which glibc's wrappers would broadcast to
 /// threads the child does not have), and its failure's errno written to `report` before it exits.
-static void become_and_exec(const char *path, char *const argv[], char *const envp[], int input, int output, int error, uid_t uid,
-                            gid_t gid, const gid_t *groups, size_t count, int report) {
+static void become_and_exec(const char *path, char *const argv[], char *const envp[], int input, int output, int answer,
+                            int answer_target, uid_t uid, gid_t gid, const gid_t *groups, size_t count, int report) {
     int code = 0;
-    if ((input != 0 && dup2(input, 0) < 0) || (output != 1 && dup2(output, 1) < 0) || (error != 2 && dup2(error, 2) < 0)) {
+    if (dup2(input, 0) < 0 || dup2(output, 1) < 0 || dup2(output, 2) < 0 || (answer_target >= 0 && dup2(answer, answer_target) < 0)) {
         code = errno;
     } else if (syscall(SYS_setgroups, count, groups) != 0 || syscall(SYS_setresgid, gid, gid, gid) != 0 ||
                syscall(SYS_setresuid, uid, uid, uid) != 0) {
@@ -29,6 +29,7 @@ static void become_and_exec(const char *path, char *const argv[], char *const en
         // worked): none of root's open files reaches the user's process. Older kernels have no
         // close_range; this process opens its own descriptors close-on-exec.
         (void)syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+        if (answer_target >= 0) (void)fcntl(answer_target, F_SETFD, 0);
         execve(path, argv, envp);
         code = errno;
     }
@@ -37,12 +38,12 @@ static void become_and_exec(const char *path, char *const argv[], char *const en
     _exit(127);
 }
 
-pid_t user_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int error, uid_t uid, gid_t gid,
-                 const gid_t *groups, size_t count) {
+pid_t user_spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int answer, int answer_target,
+                 uid_t uid, gid_t gid, const gid_t *groups, size_t count) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return -1;
     pid_t pid = fork();
-    if (pid == 0) become_and_exec(path, argv, envp, input, output, error, uid, gid, groups, count, report[1]);
+    if (pid == 0) become_and_exec(path, argv, envp, input, output, answer, answer_target, uid, gid, groups, count, report[1]);
     int saved = errno;
     close(report[1]);
     if (pid < 0) {

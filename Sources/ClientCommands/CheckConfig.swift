@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import GuardConfig
 import GuardSettings
+import SystemPackage
 
 /// `volume-guard config`: reads the config file as `run` and a reload do: the daemon reads it again
 /// in-process, through the same parser (`ConfigFile.read`), so this check and a reload never disagree.
@@ -20,12 +21,12 @@ public struct CheckConfig: ParsableCommand {
     var json = false
 
     /// The child that parses for every command (`ConfigFile.Parser.child`): the text on standard input,
-    /// a `ConfigFile.ParseOutcome` as JSON on standard output.
+    /// a `ConfigFile.ParseOutcome` as JSON on `ConfigFile.answerDescriptor`.
     @Flag(help: .hidden)
     var parseStdin = false
 
     public func run() throws {
-        if parseStdin { return try Self.parseStandardInput(path: configFile.file.path) }
+        if parseStdin { return try Self.parseStandardInput() }
         let options = try configFile.options()
         if json {
             let encoder = JSONEncoder()
@@ -37,16 +38,17 @@ public struct CheckConfig: ParsableCommand {
         }
     }
 
-    /// Parses the text on standard input in this process, as the file at `path`, and prints the outcome.
-    private static func parseStandardInput(path: String) throws {
+    /// Parses the text on standard input in this process and writes the outcome for the parent, which
+    /// names the file in a mistake: the child is given no path.
+    private static func parseStandardInput() throws {
         var bytes: [UInt8] = []
         while bytes.count <= ConfigFile.sizeLimit, let line = readLine(strippingNewline: false) { bytes += Array(line.utf8) }
         let outcome: ConfigFile.ParseOutcome
         do {
-            outcome = .options(try ConfigFile.parse(String(decoding: bytes, as: UTF8.self), path: path))
+            outcome = .options(try ConfigFile.parse(String(decoding: bytes, as: UTF8.self), path: ""))
         } catch {
             outcome = .mistake(error)
         }
-        print(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
+        _ = try FileDescriptor(rawValue: ConfigFile.answerDescriptor).writeAll(try JSONEncoder().encode(outcome))
     }
 }

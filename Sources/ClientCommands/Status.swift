@@ -84,7 +84,11 @@ extension StatusReport {
         var text = action.name
         if let gesture = action.gesture { text += " on \(gesture.rawValue)" }
         if let delay = action.tapDelay {
-            let waits = [delay.input.map { "\($0) ms on input" }, delay.sink.map { "\($0) ms on the sink" }].compactMap { $0 }
+            let input = delay.input.map { milliseconds in
+                guard delay.release == true else { return "\(milliseconds) ms on input" }
+                return milliseconds > 0 ? "\(milliseconds) ms and for the key's release on input" : "for the key's release on input"
+            }
+            let waits = [input, delay.sink.map { "\($0) ms on the sink" }].compactMap { $0 }
             if !waits.isEmpty { text += " (waits \(waits.joined(separator: ", ")))" }
         }
         text += ": \(action.runs) run\(action.runs == 1 ? "" : "s"), \(action.dropped) dropped"

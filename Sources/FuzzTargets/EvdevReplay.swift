@@ -13,7 +13,7 @@ struct EvdevReplay {
     static let node = "/dev/input/event7"
     static let remote = InputDeviceInfo(node: node, name: "AB Shutter3 Consumer Control", vendor: 0x2717, product: 0x0040, keys: [114, 115, 28])
 
-    private var machine: GuardMachine
+    private let loop: MachineLoop
     private var now = Duration.zero
     private var timer: Duration?
     /// The keys down on the node, as the kernel would tell EVIOCGKEY.
@@ -23,7 +23,7 @@ struct EvdevReplay {
     init(_ bytes: [UInt8]) {
         let configuration = GuardMachine.Configuration(
             source: .input, input: InputSource.Configuration(matches: [DeviceMatch("AB Shutter3")!], keys: [28]))
-        machine = GuardMachine(configuration: configuration)
+        loop = MachineLoop(GuardMachine(configuration: configuration))
         var reads: [[InputEvent]] = [[]]
         var offset = 0
         while offset + 8 <= bytes.count {
@@ -73,19 +73,19 @@ struct EvdevReplay {
         }
     }
 
-    /// Feeds `input`, and what the shell would feed back of each effect, in order.
+    /// Feeds `input`, and what the shell would feed back of each effect, on the daemon's `MachineLoop`.
     private mutating func feed(_ input: GuardMachine.Input) {
-        var inputs = [input]
-        while !inputs.isEmpty {
-            for effect in machine.handle(inputs.removeFirst(), at: now) {
-                switch effect {
-                case .watchDevices: inputs.append(.device(.scanned([Self.remote])))
-                case .open(let node): inputs.append(.device(.opened(node, as: Self.remote, keysDown: down)))
-                case .grab(let node): inputs.append(.device(.grabbed(node)))
-                case .readKeys(let node): inputs.append(.device(.keysRead(node, down)))
-                case .setTimer(let due): timer = min(timer ?? due, due)
-                default: break
-                }
+        let (now, down) = (now, down)
+        loop.handle(input, at: { now }) { effect in
+            switch effect {
+            case .watchDevices: return [.device(.scanned([Self.remote]))]
+            case .open(let node): return [.device(.opened(node, as: Self.remote, keysDown: down))]
+            case .grab(let node): return [.device(.grabbed(node))]
+            case .readKeys(let node): return [.device(.keysRead(node, down))]
+            case .setTimer(let due):
+                timer = min(timer ?? due, due)
+                return []
+            default: return []
             }
         }
     }

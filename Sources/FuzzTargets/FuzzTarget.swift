@@ -8,7 +8,8 @@ import VolumeGuardDaemon
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A control-socket client's bytes: lines, each a request.
     case requestLine = "request-line"
-    /// A config file, through the nesting check, TOMLKit and toml++, and every key's rules.
+    /// A config file's bytes, through the check of its text, the nesting check, TOMLKit and toml++, and
+    /// every key's rules.
     case configFile = "config-file"
     /// An HTTP connection's bytes: NIOHTTP1's decoder, then the listener's policy (Last-Event-ID too).
     case httpHead = "http-head"
@@ -25,8 +26,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .requestLine:
             _ = OutsideInput.controlRequests(bytes)
         case .configFile:
-            guard let text = String(validating: bytes, as: UTF8.self) else { return }
-            _ = try? ConfigFile.parse(text, path: "fuzz.toml")
+            _ = try? ConfigFile.parse(ConfigFile.text(of: bytes, path: "fuzz.toml"), path: "fuzz.toml")
         case .httpHead:
             HTTPReplay.run(bytes)
         case .evdev:

@@ -25,17 +25,15 @@ public struct ConfigFile: Sendable {
 
     /// `$XDG_CONFIG_HOME/volume-guard/config.toml` (`~/.config/...` when unset).
     public static func standardPath(environment: [String: String]) -> String {
-        let config = environment.nonEmpty("XDG_CONFIG_HOME") ?? (environment["HOME"] ?? "/") + "/.config"
-        return config + "/volume-guard/config.toml"
+        environment.configHome + "/volume-guard/config.toml"
     }
 
     /// The file's options. A file that does not exist sets nothing, unless it is `required`: then, as for
-    /// one that cannot be read, is not one to read (`contents(of:on:)`) or is wrong, a `ConfigError`. An
-    /// empty file (`/dev/null`) sets nothing.
+    /// one that cannot be read, is not one to read (`contents(of:on:)`), holds what no text does
+    /// (`text(of:path:)`) or is wrong, a `ConfigError`. An empty file (`/dev/null`) sets nothing.
     public func read(_ occasion: Occasion = .start) throws(ConfigError) -> Options {
         guard let bytes = try Self.bytes(at: path, on: occasion, required: required) else { return Options() }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: path, message: "cannot be read: not UTF-8 text") }
-        return try parse(text: text)
+        return try parse(text: Self.text(of: bytes, path: path))
     }
 
     /// Reads `text` as the file's contents, where its `parser` says: what `learn --write` checks before it
@@ -53,6 +51,8 @@ public struct ConfigFile: Sendable {
 
     /// Reads `text` as a config file named `path` (for the messages).
     public static func parse(_ text: String, path: String) throws(ConfigError) -> Options {
+        // Again here, for a text that did not come through `read` (`learn`'s): toml++ must never see a NUL.
+        if let flaw = TextFlaw.first(in: text.utf8) { throw flaw.error(path: path) }
         switch TOMLPrescan.check(text) {
         case .tooDeep(let line):
             throw ConfigError(

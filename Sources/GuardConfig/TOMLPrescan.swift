@@ -44,7 +44,8 @@ enum TOMLPrescan {
         for byte in text.utf8 {
             scanner.take(byte)
             guard byte == UInt8(ascii: "\n") else { continue }
-            if scanner.string == nil, case .statementStart = scanner.place { starts.append(true) } else { starts.append(false) }
+            let inString = if case .string = scanner.token { true } else { false }
+            if !inString, case .statementStart = scanner.place { starts.append(true) } else { starts.append(false) }
         }
         return starts
     }
@@ -66,6 +67,22 @@ enum TOMLPrescan {
 
         enum StringKind { case basic, literal, multilineBasic, multilineLiteral }
 
+        /// What the byte read now belongs to: a string or a comment hides the text's structure, and a
+        /// key's segment may be due to start.
+        enum Token {
+            /// The text's structure: a header, a key, a value.
+            case structure
+            /// A key's segment starts next (after `[`, `[[`, `.`, or `{` and `,` in an inline table);
+            /// blanks may come first. `headerOpen`: just after a header's first `[`, where a second makes
+            /// `[[`.
+            case keyExpected(headerOpen: Bool)
+            /// In a comment, to the end of the line.
+            case comment
+            /// In a string; `quotes`: quotes seen in a row, to find `"""`, `'''` and their ends;
+            /// `escaped`: just after a backslash of a basic string.
+            case string(StringKind, quotes: Int, escaped: Bool)
+        }
+
         let limit: Int
         var line = 1
         var place = Place.statementStart
@@ -75,33 +92,28 @@ enum TOMLPrescan {
         var open: [(depth: Int, isTable: Bool)] = []
         /// The depth a value read now stands at: its key's, or its array's.
         var valueDepth = 0
-        var string: StringKind?
-        var escaped = false
-        /// Quotes seen in a row, to find `"""`, `'''` and their ends.
-        var quotes = 0
-        var inComment = false
-        /// A key's segment starts next (after `[`, `[[`, `.`, or `{` and `,` in an inline table); blanks
-        /// may come first. `headerOpen`: just after a header's first `[`, where a second makes `[[`.
-        var keyExpected = false
-        var headerOpen = false
+        var token = Token.structure
         var finding: Finding?
 
         mutating func take(_ byte: UInt8) {
             if byte == UInt8(ascii: "\n") { line += 1 }
-            if string != nil {
-                takeInString(byte)
+            switch token {
+            case .string(let kind, let quotes, let escaped):
+                takeInString(byte, kind, quotes: quotes, escaped: escaped)
                 return
-            }
-            if inComment {
+            case .comment:
                 if byte == UInt8(ascii: "\n") {
-                    inComment = false
+                    token = .structure
                     endOfLine()
                 }
                 return
+            case .keyExpected(let headerOpen):
+                if !takeKeyStart(byte, opening: headerOpen) { return }
+            case .structure:
+                break
             }
-            if keyExpected && !takeKeyStart(byte) { return }
             switch byte {
-            case UInt8(ascii: "#"): inComment = true
+            case UInt8(ascii: "#"): token = .comment
             case UInt8(ascii: "\n"): endOfLine()
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 // A quoted key starts a statement as a bare one does.
@@ -114,22 +126,21 @@ enum TOMLPrescan {
         /// A byte where a key is to start: blanks wait, a quote or a bare key's character starts it (and is
         /// taken as usual: true), `[[`'s second bracket and an inline table's `}` are no key; anything else
         /// is refused.
-        private mutating func takeKeyStart(_ byte: UInt8) -> Bool {
-            let opening = headerOpen
-            headerOpen = false
+        private mutating func takeKeyStart(_ byte: UInt8, opening: Bool) -> Bool {
+            token = .keyExpected(headerOpen: false)
             if isBlank(byte) { return false }
             // The line's end: `endOfLine` judges a header left without its key.
             if byte == UInt8(ascii: "\n") { return true }
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                keyExpected = false
+                token = .structure
                 return true
             case UInt8(ascii: "[") where opening:
                 return false
             case UInt8(ascii: "}"):
                 if case .key = place, open.last?.isTable == true {
-                    keyExpected = false
+                    token = .structure
                     return true
                 }
             default:
@@ -143,20 +154,19 @@ enum TOMLPrescan {
             switch (place, byte) {
             case (.statementStart, UInt8(ascii: "[")):
                 place = .header(segments: 1)
-                keyExpected = true
-                headerOpen = true
+                token = .keyExpected(headerOpen: true)
             case (.statementStart, _) where !isBlank(byte):
                 place = .key(base: tableDepth, segments: 1)
             case (.header(let segments), UInt8(ascii: ".")):
                 place = .header(segments: segments + 1)
-                keyExpected = true
+                token = .keyExpected(headerOpen: false)
                 check(segments + 1)
             case (.header(let segments), UInt8(ascii: "]")):
                 tableDepth = segments
                 place = .afterHeader
             case (.key(let base, let segments), UInt8(ascii: ".")):
                 place = .key(base: base, segments: segments + 1)
-                keyExpected = true
+                token = .keyExpected(headerOpen: false)
                 check(base + segments + 1)
             case (.key(let base, let segments), UInt8(ascii: "=")):
                 valueDepth = base + segments
@@ -168,7 +178,7 @@ enum TOMLPrescan {
                 open.append((depth, isTable))
                 if isTable {
                     place = .key(base: depth, segments: 1)
-                    keyExpected = true
+                    token = .keyExpected(headerOpen: false)
                 } else {
                     valueDepth = depth
                 }
@@ -180,7 +190,7 @@ enum TOMLPrescan {
             case (.value, UInt8(ascii: ",")):
                 if let inner = open.last, inner.isTable {
                     place = .key(base: inner.depth, segments: 1)
-                    keyExpected = true
+                    token = .keyExpected(headerOpen: false)
                 }
             default:
                 break
@@ -189,8 +199,8 @@ enum TOMLPrescan {
 
         /// A line ends: a statement ends with it, unless a value's array is still open.
         private mutating func endOfLine() {
-            if keyExpected, case .header = place { finding = finding ?? .keyStart(line: line - 1) }
-            keyExpected = false
+            if case .keyExpected = token, case .header = place { finding = finding ?? .keyStart(line: line - 1) }
+            token = .structure
             if case .value = place, !open.isEmpty { return }
             if case .key = place, !open.isEmpty { return }
             open = []
@@ -199,67 +209,58 @@ enum TOMLPrescan {
 
         private mutating func startString(_ quote: UInt8) {
             // `""` then a third: a multi-line string; `""` alone is an empty string, already closed.
-            string = quote == UInt8(ascii: "\"") ? .basic : .literal
-            quotes = 1
-            escaped = false
+            token = .string(quote == UInt8(ascii: "\"") ? .basic : .literal, quotes: 1, escaped: false)
         }
 
-        private mutating func takeInString(_ byte: UInt8) {
-            let quote: UInt8 = (string == .basic || string == .multilineBasic) ? UInt8(ascii: "\"") : UInt8(ascii: "'")
-            switch string {
+        private mutating func takeInString(_ byte: UInt8, _ kind: StringKind, quotes: Int, escaped: Bool) {
+            let quote: UInt8 = (kind == .basic || kind == .multilineBasic) ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+            switch kind {
             case .basic, .literal:
                 if quotes > 0 {
                     // Just after the opening quote: a second quote is an empty string or a multi-line start.
                     if byte == quote {
-                        quotes += 1
-                        if quotes == 3 {
-                            string = string == .basic ? .multilineBasic : .multilineLiteral
-                            quotes = 0
-                        }
+                        let multiline: StringKind = kind == .basic ? .multilineBasic : .multilineLiteral
+                        token = quotes + 1 == 3 ? .string(multiline, quotes: 0, escaped: escaped) : .string(kind, quotes: quotes + 1, escaped: escaped)
                         return
                     }
                     if quotes == 2 {
                         // `""`: an empty string, closed; this byte is outside it.
-                        string = nil
-                        quotes = 0
+                        token = .structure
                         retake(byte)
                         return
                     }
-                    quotes = 0
                 }
                 if escaped {
-                    escaped = false
-                } else if string == .basic && byte == UInt8(ascii: "\\") {
-                    escaped = true
+                    token = .string(kind, quotes: 0, escaped: false)
+                } else if kind == .basic && byte == UInt8(ascii: "\\") {
+                    token = .string(kind, quotes: 0, escaped: true)
                 } else if byte == quote || byte == UInt8(ascii: "\n") {
                     // Closed, or left open at the line's end: the parser stops there.
-                    string = nil
+                    token = .structure
                     if byte == UInt8(ascii: "\n") { endOfLine() }
+                } else {
+                    token = .string(kind, quotes: 0, escaped: false)
                 }
             case .multilineBasic, .multilineLiteral:
                 if escaped {
-                    escaped = false
+                    token = .string(kind, quotes: quotes, escaped: false)
                     return
                 }
-                if string == .multilineBasic && byte == UInt8(ascii: "\\") {
-                    escaped = true
-                    quotes = 0
+                if kind == .multilineBasic && byte == UInt8(ascii: "\\") {
+                    token = .string(kind, quotes: 0, escaped: true)
                     return
                 }
                 if byte == quote {
-                    quotes += 1
+                    token = .string(kind, quotes: quotes + 1, escaped: false)
                 } else {
                     // Three quotes or more end it (up to two of them are its last characters).
                     if quotes >= 3 {
-                        string = nil
-                        quotes = 0
+                        token = .structure
                         retake(byte)
                         return
                     }
-                    quotes = 0
+                    token = .string(kind, quotes: 0, escaped: false)
                 }
-            case nil:
-                break
             }
         }
 

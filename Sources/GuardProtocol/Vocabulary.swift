@@ -33,8 +33,8 @@ public enum GestureKind: String, Hashable, Sendable, Codable {
     case holdEnd = "hold_end"
     /// Two separate presses of one direction within the double-press window.
     case double
-    /// A press that turned out to be neither a hold nor the first of a double: told once the double-press
-    /// window has passed (and, on a device, the key is up), so it comes later than the press.
+    /// A press that none of the gestures looked for on its key claimed (a hold, a double): told as soon
+    /// as none of them still can, so it may come later than the press.
     case tap
 }
 
@@ -44,7 +44,7 @@ public enum GestureKind: String, Hashable, Sendable, Codable {
 public enum TriggerKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// Every press, at once.
     case press
-    /// A press that was neither a hold nor part of a double.
+    /// A press that was neither a hold nor part of a double, of those looked for on its key.
     case tap
     /// A hold's start.
     case hold

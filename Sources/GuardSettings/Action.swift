@@ -59,13 +59,17 @@ public struct Action: Hashable, Sendable, Codable {
         (
             "gesture",
             """
-            When the key starts it: `press`, on every press, at once (default); `tap`, a press that turned out to be \
-            neither a hold nor part of a double press; `hold`, once per hold, when it starts (`hold-delay` on a device, \
-            the second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the \
-            double of one key, each runs alone. The sink's mute presses make no gesture. A tap is known only once no second press can make it a double, so \
-            an action on `tap` starts later than the press: `double-window` (400 ms) after it on a device, and after \
-            its key is up; on the sink, `repeat-delay` or `double-window`, whichever is longer (800 ms). \
-            `volume-guard status` shows the delay.
+            When the key starts it: `press`, on every press, at once (default); `tap`, a press that none of the \
+            gestures looked for on its key claimed; `hold`, once per hold, when it starts (`hold-delay` on a device, the \
+            second repeat on the sink); `double`, two quick presses. With actions on the tap, the hold and the double of \
+            one key, each runs alone. The sink's mute presses make no gesture. A key looks for the gestures of the \
+            actions on gestures that take its presses (with none, for every gesture: the subscribers' clients configure \
+            nothing here), and a tap waits only for those: on a key with no action on `double`, two quick presses are \
+            two taps (a `cooldown` then runs one). An action on `tap` starts once no gesture looked for can still claim the \
+            press: on a device, at the key's release where a hold is looked for, `double-window` (400 ms) after the press \
+            where a double is, the later of the two with both; on the sink, `repeat-delay` (800 ms) after it where a hold \
+            is, `double-window` where a double is, the longer with both; at once with neither. `volume-guard status` \
+            shows the delay.
             """
         ),
         (
@@ -122,15 +126,12 @@ public struct Action: Hashable, Sendable, Codable {
             timeout: timeout, cooldown: cooldown)
     }
 
+    /// The presses it takes, whatever their gesture.
+    public var presses: PressMatch { PressMatch(directions: directions, keys: keys, source: source, device: device) }
+
     /// Whether `trigger` runs it: its gesture, of a key, source and device it takes.
     public func runs(on trigger: Trigger) -> Bool {
-        guard trigger.kind == gesture else { return false }
-        if let source, trigger.origin.source != source { return false }
-        if let device {
-            guard case .device(let ref) = trigger.origin, DeviceMatch.name(device).matches(name: ref.name) else { return false }
-        }
-        if let direction = trigger.direction { return directions.contains(direction) }
-        return trigger.key.map { keys?.contains($0) ?? true } ?? false
+        trigger.kind == gesture && presses.takes(direction: trigger.direction, key: trigger.key, origin: trigger.origin)
     }
 
     /// The press or gesture, as the variables the command finds in its environment: those that apply to it
@@ -151,5 +152,12 @@ public struct Action: Hashable, Sendable, Codable {
             variables["VOLUME_GUARD_DEVICE_PATH"] = device.node
         }
         return variables
+    }
+}
+
+extension GestureUses {
+    /// The gestures `actions` run on, each with the presses its action takes.
+    public init(actions: [Action]) {
+        self.init(actions.map { Use($0.gesture, $0.presses) })
     }
 }

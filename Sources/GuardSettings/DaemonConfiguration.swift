@@ -82,6 +82,12 @@ public struct DaemonConfiguration: Hashable, Sendable {
         )
     }
 
+    /// What the gesture detectors are configured with: the thresholds, and the gestures the actions use
+    /// on each key.
+    public var gestureDetection: GestureDetector.Configuration {
+        GestureDetector.Configuration(thresholds: gestures, uses: GestureUses(actions: actions))
+    }
+
     /// `$XDG_RUNTIME_DIR/volume-guard.sock`, or `/tmp/volume-guard-UID/volume-guard.sock` without one.
     public static func defaultSocketPath(environment: [String: String]) -> String {
         let runtime = environment.nonEmpty("XDG_RUNTIME_DIR") ?? "/tmp/volume-guard-\(getuid())"

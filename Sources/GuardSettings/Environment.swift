@@ -4,4 +4,10 @@ extension [String: String] {
     public func nonEmpty(_ name: String) -> String? {
         self[name].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// The user's config directory: `XDG_CONFIG_HOME`, else `~/.config`, as the XDG base directory
+    /// specification says; volume-guard's file and the desktops' (Plasma's `plasmaparc`) are found in it.
+    public var configHome: String {
+        nonEmpty("XDG_CONFIG_HOME") ?? (self["HOME"] ?? "/") + "/.config"
+    }
 }

@@ -39,6 +39,6 @@ package enum OutsideInput {
 
     /// The record of original levels, as the daemon reads it at start (`OriginalsRecord.levels`).
     package static func originals(_ bytes: [UInt8]) -> [String: SinkLevel]? {
-        try? OriginalsRecord.levels(in: Data(bytes))
+        try? OriginalsRecord.levels(in: bytes)
     }
 }

@@ -2,7 +2,9 @@
 on a private audio server takes a photo in photobooth-app, once the tap is known; a second tap right after it
 is dropped by the action's cooldown (or refused by photobooth-app) and takes none; a hold of the same key
 makes a collage, and a tap while photobooth-app is busy with it is refused, and the daemon's log says so; and
-a later tap takes a photo again.
+a later tap takes a photo again. A guest's double press (two presses 150 ms apart) takes one photo and no
+collage: the example has no action on a double, so its presses are two taps, and the cooldown drops the
+second.
 
 photobooth-app (PyPI) runs from the venv this test runs in, with its virtual camera (its default backend),
 in a scratch directory that is both its working directory (where it keeps its config, database and media)
@@ -254,6 +256,32 @@ class PhotoboothAppTest(unittest.TestCase):
         taken = [line for line in self.photo_lines() if line.startswith(TAKEN)]
         self.assertEqual(len(taken), 3, self.report("the daemon did not log 3 photos taken"))
 
+    def test_a_double_press_takes_one_photo(self) -> None:
+        # The first capture loads photobooth-app's background removal model and warms its camera: a photo first.
+        self.take_photo()
+        self.wait_for(lambda: len(self.app.photos()) == 1, "the press took no photo", timeout=3 * WAIT)
+
+        # Two presses 150 ms apart: two taps, the first a photo (again while photobooth-app still finishes the
+        # last one, or the cooldown of the last try lasts), the second dropped, never a photo or a collage.
+        deadline = time.monotonic() + WAIT
+        while True:
+            self.daemon.press()
+            first = self.daemon.last_seq()
+            time.sleep(0.15)
+            self.daemon.press()
+            second = self.daemon.last_seq()
+            outcome = self.outcome(first)
+            self.assertIn(self.outcome(second), (DROPPED, REFUSED), self.report(f"the double's second press {second}"))
+            if outcome == TAKEN:
+                break
+            if outcome not in (REFUSED, DROPPED) or time.monotonic() > deadline:
+                self.fail(self.report(f"the double's first press {first}: {outcome!r}"))
+            time.sleep(1)
+        self.wait_for(lambda: len(self.app.photos()) == 2, "the double press took no photo", timeout=3 * WAIT)
+        time.sleep(2)  # were the second press a photo, photobooth-app would have started it by now
+        self.assertEqual(len(self.app.captures()), 2, self.report("the camera took another number of photos than 2"))
+        self.assertEqual(self.action_lines("collage"), [], self.report("a double press ran the collage action"))
+        self.assertNotIn("gesture=double", self.daemon.log, self.report("a double was told where none is configured"))
 
 if __name__ == "__main__":
     unittest.main()

@@ -65,8 +65,58 @@ struct DiagnosisTests {
         facts.service = .noSystemd
         #expect(Self.wrong(facts).first?.fix?.contains("volume-guard run") == true)
         #expect(Diagnosis(facts).findings.contains { $0.link == .service && $0.status == .unknown })
-        facts.daemon = .silent(socket: "/run/user/1000/volume-guard.sock")
+        facts.daemon = .silent(socket: "/run/user/1000/volume-guard.sock", why: .noReply, listeners: [])
         #expect(Self.wrong(facts).first?.message.contains("does not answer") == true)
+    }
+
+    @Test("A daemon that does not answer is named by its pid, systemd's socket aside, and ended by it")
+    func silentDaemonNamed() {
+        var facts = Self.booth()
+        let listeners = [NodeHolder(pid: 700, command: "systemd"), NodeHolder(pid: 812, command: "volume-guard")]
+        facts.daemon = .silent(socket: "/run/user/1000/volume-guard.sock", why: .noReply, listeners: listeners)
+        let daemon = Self.wrong(facts).first { $0.link == .daemon }
+        #expect(daemon?.message == "does not answer at /run/user/1000/volume-guard.sock (stopped or stuck): volume-guard (pid 812)")
+        #expect(daemon?.fix?.hasPrefix("stop it: `kill 812` (`kill -KILL 812` if it stays), then systemctl --user start volume-guard") == true)
+        facts.daemon = .silent(socket: "/run/user/1000/volume-guard.sock", why: .fileReplaced, listeners: listeners)
+        let replaced = Self.wrong(facts).first { $0.link == .daemon }
+        #expect(replaced?.message.contains("refuses connections, yet a socket bound there listens: volume-guard (pid 812)") == true)
+    }
+
+    @Test("A device held by the daemon that does not answer is the daemon's, not another program's")
+    func deviceOfSilentDaemon() {
+        var facts = Self.booth()
+        let daemon = NodeHolder(pid: 812, command: "volume-guard")
+        facts.daemon = .silent(socket: "/run/user/1000/volume-guard.sock", why: .noReply, listeners: [daemon])
+        facts.devices?.nodes[Self.consumer.node] = NodeFacts(readable: true, openBySilentDaemon: [daemon])
+        let device = Self.wrong(facts).first { $0.subject == Self.consumer.name }
+        #expect(device?.message == "/dev/input/event6, 2717:0040: held by the daemon, volume-guard (pid 812), which does not answer: its presses go nowhere")
+        #expect(device?.message.contains("another program") == false)
+        #expect(device?.fix?.hasPrefix("stop it: `kill 812`") == true)
+    }
+
+    @Test("The daemon's socket is found in /proc/net/unix by the path it was bound to, listening only")
+    func listeningSockets() {
+        let table = """
+            Num       RefCount Protocol Flags    Type St Inode Path
+            0000000000000000: 00000002 00000000 00010000 0001 01 31337 /run/user/1000/volume-guard.sock
+            0000000000000000: 00000003 00000000 00000000 0001 03 31338 /run/user/1000/volume-guard.sock
+            0000000000000000: 00000002 00000000 00010000 0001 01 40000 /run/user/1000/volume guard.sock
+            0000000000000000: 00000002 00000000 00010000 0001 01 40001 /run/user/1000/pulse/native
+            0000000000000000: 00000002 00000000 00000000 0002 01 40002
+            """
+        #expect(DaemonFacts.listeningInodes(in: table, boundTo: "/run/user/1000/volume-guard.sock") == ["31337"], "a connected one is no listener")
+        #expect(DaemonFacts.listeningInodes(in: table, boundTo: "/run/user/1000/volume guard.sock") == ["40000"], "a path with a space")
+        #expect(DaemonFacts.listeningInodes(in: table, boundTo: "/run/user/1000/other.sock").isEmpty)
+    }
+
+    @Test("systemctl is-enabled's answer for one unit: its word, not-found for a missing unit, nil for no word")
+    func unitState() {
+        #expect(ServiceFacts.state(answering: ["enabled"]) == "enabled")
+        #expect(ServiceFacts.state(answering: ["not-found"]) == "not-found")
+        #expect(
+            ServiceFacts.state(answering: ["Failed to get unit file state for volume-guard.socket: No such file or directory"]) == "not-found")
+        #expect(ServiceFacts.state(answering: ["Failed to connect to bus: No medium found"]) == nil)
+        #expect(ServiceFacts.state(answering: []) == nil)
     }
 
     @Test("A paused daemon is wrong, but for while-subscribed with nobody subscribed")

@@ -1,6 +1,7 @@
 """`volume-guard doctor` as the booth's user runs it when a press does nothing: a daemon of its own, with
 `source = "input"` and a remote of its own, and each broken link named with its fix and exit 1: the remote
-missing, its node unreadable, the daemon stopped, the remote grabbed by another program; a working setup
+missing, its node unreadable, the daemon stopped, the daemon not answering (its own grabs its, not another
+program's), the remote grabbed by another program; a working setup
 (the daemon running as the user, the remote grabbed by it) exits 0.
 
 The guest runs no systemd and no logind: the service is a check doctor cannot make (said so, not failed), and
@@ -8,6 +9,8 @@ the user is on no seat, so the rule it prescribes is the group's.
 """
 
 import json
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -101,6 +104,30 @@ def doctor_daemon(checks: Checks, binary: Path) -> None:
             checks.equal("--json: ok", (status, report.get("ok")), (0, True))
             links = [finding.get("link") for finding in report.get("findings", [])]
             checks.equal("--json: the links in order", links, ["config", "daemon", "device", "device", "service"])
+
+        with checks.scenario("doctor-daemon-silent"):
+            # Stopped by SIGSTOP, the daemon keeps its grabs and its socket accepts: it does not answer.
+            pid = daemon.pid
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                status, lines = doctor()
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            checks.equal("exit status", status, 1)
+            silent = [line for line in failed(lines) if line.startswith("FAIL  daemon: does not answer")]
+            checks.check(
+                "the daemon that does not answer is named by its pid",
+                len(silent) == 1 and f"(pid {pid})" in silent[0] and f"kill {pid}" in silent[0],
+                lines,
+            )
+            for device in remote.devices:
+                text = "".join(line for line in failed(lines) if line.startswith(f'FAIL  device "{device.name}"'))
+                checks.check(
+                    f"{device.name}: held by the daemon, not by another program",
+                    "held by the daemon" in text and f"(pid {pid})" in text and "another program" not in text,
+                    lines,
+                )
+            daemon.wait_status("the daemon answers again once continued", lambda status: status.get("state") == "guarding")
 
         with checks.scenario("doctor-daemon-stopped"):
             checks.equal("the daemon stops", daemon.stop(), 0)

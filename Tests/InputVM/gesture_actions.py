@@ -1,6 +1,7 @@
 """One button, several jobs, on a real kernel: the input daemon's actions on the tap, the hold and the double
 press of the presenter's KEY_PAGEUP each run alone, once, for their gesture, with the gesture in their
-environment; and status tells what waiting for a tap costs.
+environment; and status tells what waiting for a tap costs. Its KEY_RIGHT is a booth's button (a tap takes
+a photo, a hold a collage, nothing on a double): a guest's double press of it is two taps, and one photo.
 """
 
 import time
@@ -12,6 +13,7 @@ from remote import Remote
 PRESENTER = "Presenter USB Receiver"
 KEY = "KEY_PAGEUP"
 GESTURES = ("tap", "hold", "double")
+BOOTH_KEY = "KEY_RIGHT"
 
 
 def actions_config() -> str:
@@ -26,6 +28,15 @@ def actions_config() -> str:
         "shell = true\n"
         "run = 'echo \"$VOLUME_GUARD_GESTURE of seq $VOLUME_GUARD_SEQ\"'\n"
         for gesture in GESTURES
+    ) + "".join(
+        "[[action]]\n"
+        f'name = "booth-{gesture}"\n'
+        f'on = "{BOOTH_KEY}"\n'
+        f'device = "{PRESENTER}"\n'
+        f'gesture = "{gesture}"\n'
+        "cooldown = 2\n"
+        "run = [\"true\"]\n"
+        for gesture in ("tap", "hold")
     )
 
 
@@ -49,7 +60,7 @@ class GestureActionScenarios(InputDaemonPart):
         gestures = [entries.get(f"page-{gesture}", {}).get("gesture") for gesture in GESTURES]
         self.checks.equal("status: each action's gesture", gestures, list(GESTURES))
         delay = entries.get("page-tap", {}).get("tap_delay_ms")
-        self.checks.equal("status: what a tap costs on input", delay, {"input": 400})
+        self.checks.equal("status: what a tap costs on input", delay, {"input": 400, "release": True})
         before = runs(status)
         mark = self.subscriber.mark()
 
@@ -81,6 +92,35 @@ class GestureActionScenarios(InputDaemonPart):
         lines = self.subscriber.since(mark)
         told = [m.get("gesture") for m in lines if m.get("type") == "gesture" and m.get("key") == KEY]
         self.checks.equal("the gestures told", told, ["tap", "hold_start", "hold_end", "double"])
+        self.booth_double_press()
+
+    def booth_double_press(self) -> None:
+        """A double press of a key with a tap and a hold configured, no double: two taps, each at its release,
+        and the tap's action runs once, the cooldown dropping the second."""
+        device = self.presenter.keyboard
+        status = self.daemon.status()
+        entries = {action.get("name"): action for action in status.get("actions", [])}
+        self.checks.equal(
+            "status: a booth's tap waits for the release only",
+            entries.get("booth-tap", {}).get("tap_delay_ms"),
+            {"input": 0, "release": True},
+        )
+        before = entries.get("booth-tap", {}).get("runs", 0)
+        mark = self.subscriber.mark()
+        device.press(BOOTH_KEY)
+        device.press(BOOTH_KEY)
+        first = self.subscriber.wait_for("the first press", is_press(device, BOOTH_KEY), mark)
+        second = self.subscriber.wait_for(
+            "the second press", lambda m: is_press(device, BOOTH_KEY)(m) and m is not first, mark
+        )
+        self.subscriber.wait_for("the second tap", is_gesture("tap", second["seq"]), mark)
+        time.sleep(1)  # past every window: nothing else is told
+        lines = self.subscriber.since(mark)
+        told = [m.get("gesture") for m in lines if m.get("type") == "gesture" and m.get("key") == BOOTH_KEY]
+        self.checks.equal("a double press where no double is configured: two taps", told, ["tap", "tap"])
+        entries = {action.get("name"): action for action in self.daemon.status().get("actions", [])}
+        self.checks.equal("one photo for a double press", entries.get("booth-tap", {}).get("runs", 0) - before, 1)
+        self.checks.equal("no collage for a double press", entries.get("booth-hold", {}).get("runs", 0), 0)
 
     def expect_runs(self, what: str, before: list[int], added: list[int], printed: str) -> None:
         """Waits for the runs to rise, then checks they rose by `added`, and that the action that ran printed

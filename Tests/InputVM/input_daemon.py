@@ -51,7 +51,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios, GestureActionScenari
         self.user.write_config(
             'source = "input"\n'
             f'devices = ["{SHUTTER}", "{SHUTTER_IDS}", "{PRESENTER_IDS}", "{CLICKER_LINK}", "{SLOW}"]\n'
-            'keys = ["KEY_ENTER", "KEY_PAGEUP"]\n'
+            'keys = ["KEY_ENTER", "KEY_PAGEUP", "KEY_RIGHT"]\n'
             'log-level = "debug"\n'
             # A command on the shutter's Enter, as a booth takes a collage: its runs have a thread of their
             # own waiting in epoll_wait, which flood_while_stopped stops and continues.
@@ -60,7 +60,7 @@ class InputDaemonScenarios(PressScenarios, DeviceScenarios, GestureActionScenari
             'on = "KEY_ENTER"\n'
             f'device = "{SHUTTER} Keyboard"\n'
             'run = ["true"]\n'
-            # One key of the presenter, three jobs: gesture_actions.
+            # One key of the presenter, three jobs, and a booth's button: gesture_actions.
             + actions_config()
         )
         self.daemon = Daemon(binary, self.user, [], "the input daemon")

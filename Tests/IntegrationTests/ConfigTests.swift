@@ -98,6 +98,85 @@ struct ConfigTests {
         #expect(try server.isMuted("guard_b"))
     }
 
+    @Test("A config file whose path starts with `-` is read, and named in its mistakes, not taken for an option")
+    func pathLikeAnOption() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "step = 5\n".write(toFile: directory + "/-x", atomically: true, encoding: .utf8)
+        let good = try outcome(of: ["-C", directory, Daemon.binary, "config", "--config=-x", "--json"])
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output == #"{"step":5}"# + "\n")
+        try "step = 500\n".write(toFile: directory + "/-x", atomically: true, encoding: .utf8)
+        let mistake = try outcome(of: ["-C", directory, Daemon.binary, "config", "--config=-x"])
+        #expect(mistake.status == 2)
+        #expect(mistake.errors == "volume-guard: -x:1: key \"step\": must be between 0.1 and 100 (percent)\n")
+    }
+
+    @Test("The loader's warnings on standard error (an LD_PRELOAD it cannot load) do not spoil the parser's answer")
+    func loaderNoise() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/config.toml"
+        try "step = 5\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let preload = ["LD_PRELOAD": directory + "/libnone.so"]
+        let good = try outcome(of: [Daemon.binary, "config", "--config", file, "--json"], environment: preload)
+        #expect(good.errors.contains("LD_PRELOAD cannot be preloaded"), "the loader did warn: \(good.errors)")
+        #expect(good.status == 0, "\(good.errors)")
+        #expect(good.output == #"{"step":5}"# + "\n")
+        try "step = 500\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let mistake = try outcome(of: [Daemon.binary, "config", "--config", file], environment: preload)
+        #expect(mistake.status == 2)
+        #expect(mistake.errors.hasSuffix("volume-guard: \(file):1: key \"step\": must be between 0.1 and 100 (percent)\n"), "\(mistake.errors)")
+    }
+
+    /// The message for a NUL byte in a config file (`ConfigFile.text`).
+    static let nul =
+        "a NUL byte, which no config file holds (a power cut during a write can leave zeros); the file is refused, "
+        + "so that nothing after it is silently lost: write the file again"
+
+    @Test("A NUL byte in the file: config and run exit 2 naming its line and column, instead of reading up to it")
+    func nulByte() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/config.toml"
+        try Data("step = 5\n\0\0\0\n[[action]]\nrun = [\"true\"]\n".utf8).write(to: URL(fileURLWithPath: file))
+        for arguments in [["config"], ["run", "--source", "input", "--devices", "none", "--socket", directory + "/vg.sock"]] {
+            let result = try outcome(of: [Daemon.binary] + arguments + ["--config", file])
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.errors == "volume-guard: \(file):2:1: \(Self.nul)\n", "\(arguments)")
+        }
+        try Data(repeating: 0, count: 4096).write(to: URL(fileURLWithPath: file))
+        let zeros = try outcome(of: [Daemon.binary, "config", "--config", file])
+        #expect(zeros.status == 2, "a power cut's zeros are not an empty file of defaults")
+        #expect(zeros.errors == "volume-guard: \(file):1:1: \(Self.nul)\n")
+    }
+
+    @Test("A reload of a file with NUL bytes or bytes that are not UTF-8 keeps the configuration and its actions")
+    func nulOnReload() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let config = server.runtimeDirectory + "/config.toml"
+        let action = "[[action]]\nname = \"photo\"\nrun = [\"true\"]\n"
+        try "sink = \"guard_a\"\n\(action)".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Daemon(on: server, arguments: ["--config", config])
+        #expect(try await daemon.status().actions?.map(\.name) == ["photo"])
+        let hostile: [(bytes: [UInt8], refusal: String)] = [
+            (Array("sink = \"guard_a\"\n\0\0\0\n\(action)".utf8), "config.toml:2:1: a NUL byte"),
+            ([UInt8](repeating: 0, count: 4096), "config.toml:1:1: a NUL byte"),
+            (Array("sink = \"guard_a\"\n# caf".utf8) + [0xE9, 0x0A] + Array(action.utf8), "config.toml:2:6: bytes that are not UTF-8"),
+        ]
+        for (number, file) in hostile.enumerated() {
+            try Data(file.bytes).write(to: URL(fileURLWithPath: config))
+            daemon.send(SIGHUP)
+            #expect(await eventually { daemon.log.components(separatedBy: "keeping the one in use").count == number + 2 }, "log:\n\(daemon.log)")
+            #expect(daemon.log.contains(file.refusal), "log:\n\(daemon.log)")
+            #expect(try await daemon.status().actions?.map(\.name) == ["photo"], "the action in use is kept")
+        }
+        #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
+    }
+
     /// A file on which toml++ asserts and aborts the process that parses it (Fuzz/open/README.md).
     static let openCrasher = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/open/config-file/toml++-asserts-in-parse-time-on-a-broken-date-time").path

@@ -1,6 +1,7 @@
 import Foundation
 import GuardProtocol
 import Testing
+import VolumeGuardDaemon
 
 @Suite("Crash safety: the record of original levels", .serialized)
 struct CrashRecordTests {
@@ -70,6 +71,56 @@ struct CrashRecordTests {
         #expect(await daemon.stop() == 0, "log:\n\(daemon.log)")
         #expect(daemon.log.contains("the audio server did not acknowledge the restore in time"), "log:\n\(daemon.log)")
         #expect(try record(of: daemon) != nil)
+    }
+
+    @Test("A zero-filled record, as a power cut leaves one, is named in the log and set aside, and the sink keeps its level")
+    func zeroFilledRecord() async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let state = server.runtimeDirectory + "/daemon-state"
+        let path = OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": state], socketPath: server.runtimeDirectory + "/volume-guard.sock")
+        try FileManager.default.createDirectory(atPath: state + "/volume-guard", withIntermediateDirectories: true)
+        try Data(repeating: 0, count: 4096).write(to: URL(fileURLWithPath: path))
+
+        let daemon = try await Daemon(on: server)
+        #expect(
+            daemon.log.contains("the record of original levels is 4096 zero bytes, as a power cut during a write can leave a file, so it is not trusted"),
+            "log:\n\(daemon.log)")
+        #expect(daemon.log.contains(path + ".damaged"), "the log names where it went; log:\n\(daemon.log)")
+        #expect(FileManager.default.contents(atPath: path + ".damaged") == Data(repeating: 0, count: 4096), "nothing of it is lost")
+        #expect(try await daemon.status().original?.raw == [65536, 65536], "the sink's own level, not one read from zeros")
+        #expect(try record(of: daemon) == #"{"guard_a":{"muted":false,"volume":[65536,65536]}}"#, "a new record, written whole")
+        #expect(await daemon.stop() == 0)
+        #expect(try server.volume(of: "guard_a") == [65536, 65536])
+    }
+
+    /// Where strace kills the daemon as it writes its first record: the new file's fsync, the rename, the
+    /// directory's fsync (the daemon makes no other such call before that write).
+    static let killPoints = [("fsync", 1, false), ("rename", 1, false), ("fsync", 2, true)]
+
+    @Test("A daemon killed at each step of its record's write (strace) leaves the old record or the new one, whole", arguments: killPoints)
+    func killedWhileWriting(call: String, when: Int, renamed: Bool) async throws {
+        let server = try AudioServer(.pulseaudio)
+        try server.setVolume(of: "guard_a", raw: [65536, 65536])
+        let state = server.runtimeDirectory + "/daemon-state"
+        let path = OriginalsRecord.standardPath(environment: ["XDG_STATE_HOME": state], socketPath: server.runtimeDirectory + "/volume-guard.sock")
+        try FileManager.default.createDirectory(atPath: state + "/volume-guard", withIntermediateDirectories: true)
+        let old = #"{"guard_b":{"muted":false,"volume":[32768,32768]}}"#
+        try old.write(toFile: path, atomically: false, encoding: .utf8)
+
+        let strace = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(call)", "-e", "inject=\(call):signal=KILL:when=\(when)"]
+        let daemon = try await Daemon(on: server, launcher: ["/usr/bin/env"] + strace, waitUntilServing: false)
+        #expect(await eventually(within: .seconds(30)) { !daemon.process.isRunning }, "strace killed it; log:\n\(daemon.log)")
+        let found = try String(contentsOfFile: path, encoding: .utf8)
+        if renamed {
+            #expect(found.contains(#""guard_a":{"muted":false,"volume":[65536,65536]}"#), "the new record, whole: \(found)")
+            #expect(try OriginalsRecord.levels(in: Array(found.utf8)).count == 2, "the new record, whole: \(found)")
+        } else {
+            #expect(found == old, "killed at \(call) \(when), before the rename: the old record")
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let left = try FileManager.default.contentsOfDirectory(atPath: state + "/volume-guard").filter { $0.hasPrefix(".\(name).") }
+            #expect(left.count == 1, "killed with the new file written beside the record: \(left)")
+        }
     }
 
     /// The daemon's record, or nil when there is none.

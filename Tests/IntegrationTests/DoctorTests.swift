@@ -45,7 +45,7 @@ struct DoctorTests {
         #expect(result.output.contains("ok    audio server: pulseaudio"))
     }
 
-    @Test("A daemon that accepts and never replies: said so within the bound, not waited for")
+    @Test("A daemon that accepts and never replies: said so within the bound, not waited for, named by its pid")
     func silentDaemon() throws {
         let server = try AudioServer(.pulseaudio)
         let path = server.runtimeDirectory + "/silent.sock"
@@ -54,7 +54,25 @@ struct DoctorTests {
         let result = try Self.doctor(["--socket", path], on: server)
         #expect(ContinuousClock.now - began < .seconds(10))
         #expect(result.status == 1)
-        #expect(result.output.contains("FAIL  daemon: does not answer at \(path)"), "\(result.output)")
+        // The listener is this test's process: /proc names it as the daemon that does not answer.
+        let pid = getpid()
+        #expect(result.output.contains("FAIL  daemon: does not answer at \(path) (stopped or stuck): "), "\(result.output)")
+        #expect(result.output.contains("(pid \(pid)) — stop it: `kill \(pid)`"), "\(result.output)")
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("A socket whose file was replaced, its listener still there: the daemon does not answer, named by its pid")
+    func replacedSocketFile() throws {
+        let server = try AudioServer(.pulseaudio)
+        let path = server.runtimeDirectory + "/replaced.sock"
+        let listener = try SilentListener(path: path)
+        // A second listener bound to the same path and closed: the file left refuses connections.
+        unlink(path)
+        withExtendedLifetime(try SilentListener(path: path)) {}
+        let result = try Self.doctor(["--socket", path], on: server)
+        #expect(result.status == 1)
+        #expect(result.output.contains("FAIL  daemon: does not answer: \(path) refuses connections, yet a socket bound there listens"), "\(result.output)")
+        #expect(result.output.contains("(pid \(getpid()))"), "\(result.output)")
         withExtendedLifetime(listener) {}
     }
 
@@ -98,6 +116,17 @@ struct DoctorTests {
         let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         let links = (report?["findings"] as? [[String: Any]] ?? []).map { "\($0["link"] ?? "") \($0["status"] ?? "")" }
         #expect(links.prefix(3) == ["config wrong", "daemon wrong", "audio-server ok"], "\(result.output)")
+    }
+
+    @Test("With a mistake in the config file, the daemon is looked for at the file's socket, as run found it")
+    func socketOfFileWithMistake() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(socketPath: server.runtimeDirectory + "/booth.sock", environment: server.environment)
+        let result = try Self.doctor(on: server, config: "step = \"loud\"\nsocket = \"\(daemon.socketPath)\"\n")
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("FAIL  config: ") == true, "\(result.output)")
+        #expect(lines.contains("ok    daemon: running, guarding, source sink"), "\(result.output)")
     }
 }
 

@@ -69,4 +69,40 @@ struct GestureActionTests {
         #expect(text.contains("action      hold on hold: 1 run, 0 dropped"), "\(text)")
         try await expectVolume(server, "guard_a", [32768, 32768])
     }
+
+    @Test("A key with a tap and a hold and no double: two quick presses are two taps, and the cooldown runs one", arguments: AudioServer.Kind.underTest)
+    func doublePressWithNoDouble(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        try server.setVolume(of: "guard_a", raw: [32768, 32768])
+        let output = server.runtimeDirectory + "/gestures"
+        let config = server.runtimeDirectory + "/config.toml"
+        let actions = ["tap", "hold"].map { gesture in
+            """
+            [[action]]
+            name = "\(gesture)"
+            on = "up"
+            gesture = "\(gesture)"
+            cooldown = 2
+            shell = true
+            run = 'echo "$VOLUME_GUARD_GESTURE $VOLUME_GUARD_SEQ" >> "\(output)"'
+            """
+        }
+        try actions.joined(separator: "\n\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try await Daemon(on: server, arguments: ["--config", config, "--step", "5", "--repeat-period", "100"])
+        let subscriber = try await Subscriber(to: daemon)
+        let key = try await KeyPresser(on: server, sink: "guard_a")
+
+        try await key.tap(.up, by: 3277)
+        try await Task.sleep(for: .milliseconds(150))
+        try await key.tap(.up, by: 3277)
+        #expect(await eventually { await subscriber.gestures.count >= 2 })
+        try await Task.sleep(for: .seconds(1))
+        #expect(await subscriber.gestures.map(\.gesture) == [.tap, .tap], "no double looked for")
+        let ran = ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(ran.count == 1 && ran.first?.hasPrefix("tap") == true, "\(ran)")
+        let status = try #require(try await daemon.status().actions)
+        #expect(status.map(\.runs) == [1, 0])
+        #expect(status.map(\.dropped) == [1, 0], "the second tap, in the cooldown")
+        #expect(status.first?.tapDelay == TapDelayMessage(sink: 800), "a hold looked for: a first repeat may still come")
+    }
 }

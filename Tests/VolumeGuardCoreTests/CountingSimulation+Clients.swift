@@ -8,7 +8,7 @@ extension CountingSimulation {
         let client = clients[id - 1]
         guard client.next < client.plan.steps.count else { return }
         switch client.plan.kind {
-        case .readModifyWrite, .muteToggle:
+        case .readModifyWrite, .muteToggle, .desktopKey:
             request(.read(nil), from: id)
         case .serverSide(let direction):
             clientSends(id, .volumeBy(direction == .up ? Int64(step) : -Int64(step), by: id))
@@ -44,9 +44,42 @@ extension CountingSimulation {
             clientSends(id, .volume(to, by: id, .step(direction)))
         case .muteToggle:
             clientSends(id, .mute(!read.muted, by: id))
+        case .desktopKey(let direction, let volumeFirst):
+            var writes = desktopKeyWrites(direction, from: read, by: id)
+            if volumeFirst { writes.reverse() }
+            guard let first = writes.first else {
+                // The key changes nothing from what the desktop read (muted at 0 %): no request, no event.
+                scheduleNextStep(id)
+                return
+            }
+            client.pressesSent += 1
+            if let second = writes.dropFirst().first { post(at: now + client.plan.steps[client.next].secondWrite, .clientWrite(id, second)) }
+            clientSends(id, first)
         case .serverSide, .absolute:
             break
         }
+    }
+
+    /// What a desktop's volume (or mute) key sets from the level `read`, as mate-settings-daemon does, mute first.
+    func desktopKeyWrites(_ direction: Direction, from read: (volume: UInt32, muted: Bool), by id: Int) -> [Write] {
+        var volume = read.volume
+        var muted = read.muted
+        switch direction {
+        case .down where read.volume <= step:
+            volume = 0
+            muted = true
+        case .down:
+            volume -= step
+            muted = false
+        case .up where read.muted:
+            muted = false
+            if volume == 0 { volume = step }
+        case .up:
+            volume = min(read.volume + step, SinkVolume.norm)
+        case .mute:
+            muted.toggle()
+        }
+        return (muted != read.muted ? [.mute(muted, by: id)] : []) + (volume != read.volume ? [.volume(volume, by: id, .step(direction))] : [])
     }
 
     func clientSends(_ id: Int, _ write: Write) {

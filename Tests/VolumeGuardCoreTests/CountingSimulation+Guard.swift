@@ -1,15 +1,13 @@
 @testable import VolumeGuardCore
 
-/// The guard's shell, as GuardService is: the `GuardMachine` takes one input at a time, its requests
-/// leave on one connection, and what comes of its effects is its next input.
+/// The guard's shell, as GuardService is: the `GuardMachine` takes one input at a time on its
+/// `MachineLoop`, its requests leave on one connection, and what comes of its effects is its next input.
+/// A turn lasts the guard's work, from `guardNext` to `guardDone`.
 extension CountingSimulation {
     func guardNext() {
-        guard !guardBusy, !guardInbox.isEmpty else { return }
-        let input = guardInbox.removeFirst()
-        let effects = machine.handle(input, at: .microseconds(now))
+        guard let (input, effects) = loop.beginTurn(at: { .microseconds(now) }) else { return }
         note("guard \(Self.describe(input)) -> \(effects.filter(Self.worthTracing).map(Self.describe))")
         for case .publish(let press) in effects { presses.append((now, press)) }
-        guardBusy = true
         post(at: now + random.int(latencies.guardWork), .guardDone(effects))
     }
 
@@ -43,7 +41,7 @@ extension CountingSimulation {
     func perform(_ effect: GuardMachine.Effect) {
         switch effect {
         case .connect(let generation):
-            guardInbox.append(.connected(generation: generation, server: "\(kind)"))
+            loop.enqueue(.connected(generation: generation, server: "\(kind)"))
         case .request(.readDefaultSink, _):
             request(.readDefault, from: Self.guardConnection)
         case .request(.readSink(_, let ticket), _):
@@ -69,7 +67,7 @@ extension CountingSimulation {
             case .changed: .sinkChanged(index: Self.sinkIndex)
             }
         // The simulated server never goes away: its replies are the first attempt's.
-        guardInbox.append(.server(event, generation: machine.lifecycle.link?.generation ?? 0))
+        loop.enqueue(.server(event, generation: machine.lifecycle.link?.generation ?? 0))
         guardNext()
     }
 }

@@ -11,8 +11,9 @@ final class CountingSimulation {
     let kind: ServerKind
     let step: UInt32
     var latencies: ServerLatencies
-    /// The guard, as the daemon runs it.
-    var machine: GuardMachine
+    /// The guard, as the daemon runs it, on the daemon's loop.
+    let loop: MachineLoop
+    var machine: GuardMachine { loop.machine }
     var random: SimRandom
 
     /// Simulated time in microseconds.
@@ -38,10 +39,6 @@ final class CountingSimulation {
     /// A change event queued for the guard and not yet sent: the next is absorbed into it.
     var eventQueued = false
 
-    // The guard's shell.
-    var guardInbox: [GuardMachine.Input] = []
-    var guardBusy = false
-
     var clients: [SimulatedClient] = []
     /// What the guard published, in order, with the time.
     var presses: [(time: Int, press: Press)] = []
@@ -56,7 +53,7 @@ final class CountingSimulation {
         random = SimRandom(seed: seed)
         volume = held
         cachedVolume = held
-        machine = GuardMachine(configuration: GuardMachine.Configuration(core: GuardCore.Configuration(keyStep: keyStep)))
+        loop = MachineLoop(GuardMachine(configuration: GuardMachine.Configuration(core: GuardCore.Configuration(keyStep: keyStep))))
         post(at: 0, .toGuard(.start))
     }
 
@@ -114,6 +111,8 @@ final class CountingSimulation {
         case toClient(Int, Reply)
         case clientStep(Int)
         case clientSet(Int)
+        /// A client's request that follows another of the same step (a desktop key's volume after its mute).
+        case clientWrite(Int, Write)
     }
 
     enum Write {
@@ -164,14 +163,14 @@ final class CountingSimulation {
     func happen(_ action: Occurrence) {
         switch action {
         case .toGuard(let event):
-            guardInbox.append(event)
+            loop.enqueue(event)
             guardNext()
         case .guardDone(let effects):
             for effect in effects { perform(effect) }
-            guardBusy = false
+            loop.endTurn()
             guardNext()
         case .guardTimer(let due):
-            guardInbox.append(.timerFired(due: due))
+            loop.enqueue(.timerFired(due: due))
             guardNext()
         case .toServer(let connection, let request):
             serve(request, from: connection)
@@ -210,6 +209,9 @@ final class CountingSimulation {
             clientStep(id)
         case .clientSet(let id):
             clientSet(id)
+        case .clientWrite(let id, let write):
+            note("client \(id) sends \(write)")
+            request(.write(write, .ack(nil)), from: id)
         }
     }
 }

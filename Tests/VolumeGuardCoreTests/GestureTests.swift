@@ -140,13 +140,16 @@ struct GestureTests {
         #expect(script.gestures[0].at > .seconds(1) + gap)
     }
 
-    @Test("presses too far apart for a double but within a first repeat's delay are no double and no tap; a hold is neither")
+    @Test("presses too far apart for a double but within a first repeat's delay are two taps once no repeat follows; a hold is neither")
     func notDouble() {
         var script = GestureScript()
         script.press(.up, at: .zero)
         script.press(.up, at: .milliseconds(700))
         script.advance(to: .seconds(2))
-        #expect(script.kinds.isEmpty)
+        #expect(script.kinds == ["tap:up", "tap:up"])
+        #expect(script.gestures.map(\.gesture.seq) == [1, 2])
+        #expect(script.gestures[0].at == .milliseconds(850), "told once the second could no longer be a first repeat")
+        script.gestures = []
         _ = script.hold(.up, from: .seconds(3), delay: .milliseconds(250), period: .milliseconds(33), repeats: 5)
         script.advance(to: .seconds(5))
         #expect(script.kinds == ["hold_start:up", "hold_end:up"])
@@ -169,7 +172,7 @@ struct GestureTests {
         #expect(script.kinds.isEmpty, "a first repeat or a second press may still come")
         script.advance(to: .seconds(3))
         #expect(script.kinds == ["tap:up"])
-        #expect(script.gestures[0].at == .seconds(1) + GestureDetector.Thresholds().tapDelay(on: .sink))
+        #expect(script.gestures[0].at == .seconds(1) + GestureDetector.Thresholds().tapDelay(on: .sink, lookingFor: .all))
         #expect(script.gestures[0].gesture.seq == 1)
         #expect(script.gestures[0].gesture.presses == 1)
     }
@@ -203,12 +206,12 @@ struct GestureTests {
         #expect(script.kinds.isEmpty)
     }
 
-    @Test("a tap's delay: the double window on a device; on the sink, the longer of it and the repeat delay")
+    @Test("a tap's delay with every gesture looked for: the double window on a device; on the sink, the longer of it and the repeat delay")
     func tapDelay() {
         let thresholds = GestureDetector.Thresholds(repeatDelay: .milliseconds(300), doubleWindow: .milliseconds(350))
-        #expect(thresholds.tapDelay(on: .input) == .milliseconds(350))
-        #expect(thresholds.tapDelay(on: .sink) == .milliseconds(350))
-        #expect(GestureDetector.Thresholds().tapDelay(on: .input) == .milliseconds(400))
-        #expect(GestureDetector.Thresholds().tapDelay(on: .sink) == .milliseconds(800))
+        #expect(thresholds.tapDelay(on: .input, lookingFor: .all) == .milliseconds(350))
+        #expect(thresholds.tapDelay(on: .sink, lookingFor: .all) == .milliseconds(350))
+        #expect(GestureDetector.Thresholds().tapDelay(on: .input, lookingFor: .all) == .milliseconds(400))
+        #expect(GestureDetector.Thresholds().tapDelay(on: .sink, lookingFor: .all) == .milliseconds(800))
     }
 }

@@ -3,13 +3,14 @@ import Testing
 
 @testable import VolumeGuardCore
 
-/// A shell for the machine, as the daemon's `GuardService` is one: it performs each effect and feeds what
-/// came of it back as the next inputs, in order, once the machine is done with the input before. Its
+/// A shell for the machine, as the daemon's `GuardService` is one, on the same `MachineLoop`: it performs
+/// each effect and feeds what came of it back as the next inputs. Its
 /// audio server is a register of one sink that answers at once, like PulseAudio (a write's
 /// acknowledgement, then its change event); its devices open and grab at once; its subscribers may be cut
 /// loose by the next press published.
 struct MachineShell {
-    var machine: GuardMachine
+    let loop: MachineLoop
+    var machine: GuardMachine { loop.machine }
     var now: Duration = .zero
     var sink = SinkState(index: 1, name: "guard_a", volume: SinkVolume(uniform: 32768, count: 2), muted: false)
     var devices: [InputDeviceInfo] = []
@@ -21,17 +22,15 @@ struct MachineShell {
     var effects: [GuardMachine.Effect] = []
 
     init(_ configuration: GuardMachine.Configuration, devices: [InputDeviceInfo] = []) {
-        machine = GuardMachine(configuration: configuration)
+        loop = MachineLoop(GuardMachine(configuration: configuration))
         self.devices = devices
     }
 
     mutating func handle(_ input: GuardMachine.Input) {
-        var pending = [input]
-        while !pending.isEmpty {
-            for effect in machine.handle(pending.removeFirst(), at: now) {
-                effects.append(effect)
-                pending += perform(effect)
-            }
+        let now = now
+        loop.handle(input, at: { now }) { effect in
+            effects.append(effect)
+            return perform(effect)
         }
     }
 

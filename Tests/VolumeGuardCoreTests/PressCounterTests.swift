@@ -60,6 +60,39 @@ struct PressCounterTests {
         #expect(down?.direction == .down)
     }
 
+    @Test("a desktop's key press read in halves, mute alone then volume alone or the reverse, is one press")
+    mutating func halves() {
+        // mate-settings-daemon at 0 %: the mute request read before the volume request landed.
+        let mute = read(Self.held, muted: true)
+        let volumeHalf = read(Self.held - Self.step, after: .milliseconds(3))
+        // GNOME's order: the volume first.
+        let down = read(Self.held - Self.step, after: .seconds(1))
+        let muteHalf = read(Self.held, muted: true, after: .milliseconds(3))
+        #expect(mute?.direction == .mute)
+        #expect(volumeHalf == nil)
+        #expect(down?.direction == .down)
+        #expect(muteHalf == nil)
+    }
+
+    @Test("a change of mute alone and one of volume alone further apart than a key press's halves are two presses")
+    mutating func halvesApart() {
+        let mute = read(Self.held, muted: true)
+        let down = read(Self.held - Self.step, after: PressCounter.halfPressWindow)
+        // Halves of the same kind never complete each other.
+        let again = read(Self.held - Self.step, after: .milliseconds(40))
+        #expect(mute?.direction == .mute)
+        #expect(down?.direction == .down)
+        #expect(again?.direction == .down)
+    }
+
+    @Test("a key press's second half completes it once: a third, within the window, is a press")
+    mutating func thirdHalf() {
+        _ = read(Self.held, muted: true)
+        _ = read(Self.held - Self.step, after: .milliseconds(2))
+        let third = read(Self.held, muted: true, after: .milliseconds(2))
+        #expect(third?.direction == .mute)
+    }
+
     @Test("a reading at the level accounted for is no press")
     mutating func noChange() {
         let press = read(Self.held)

@@ -124,8 +124,8 @@ struct PressPipelineTests {
     @Test("New thresholds end a guessed hold at once and judge the next presses")
     mutating func reconfigure() {
         for index in 0..<4 { _ = pipeline.sinkPressed(.up, count: 1, sink: "guard_a", at: .milliseconds(50 * index)) }
-        let ended = pipeline.reconfigure(.init(repeatPeriod: .milliseconds(20)), at: .milliseconds(200))
-        #expect(gestures(ended) == [.holdEnd])
-        #expect(pipeline.reconfigure(.init(repeatPeriod: .milliseconds(20)), at: .milliseconds(200)).isEmpty, "the same again changes nothing")
+        let faster = GestureDetector.Configuration(thresholds: .init(repeatPeriod: .milliseconds(20)))
+        #expect(gestures(pipeline.reconfigure(faster, at: .milliseconds(200))) == [.holdEnd])
+        #expect(pipeline.reconfigure(faster, at: .milliseconds(200)).isEmpty, "the same again changes nothing")
     }
 }

@@ -62,6 +62,12 @@ struct ClientPlan: CustomStringConvertible {
         case absolute([UInt32])
         /// Reads the mute and sets the opposite.
         case muteToggle(waitsForAck: Bool)
+        /// A desktop's volume key (mate-settings-daemon): from the level it read, a down press at or below
+        /// one step sets 0 % and mutes, and above it steps down and unmutes; an up press unmutes a muted
+        /// sink (from silence to one step) or steps up to 100 %. What changes it sets as two requests, the
+        /// mute first unless `volumeFirst`, the second `Step.secondWrite` after the first. Its key repeats
+        /// at the plan's interval, never waiting for acks.
+        case desktopKey(Direction, volumeFirst: Bool)
 
         var description: String {
             switch self {
@@ -69,6 +75,7 @@ struct ClientPlan: CustomStringConvertible {
             case .serverSide(let direction): "serverSide(\(direction))"
             case .absolute(let levels): "absolute(\(levels))"
             case .muteToggle(let waits): "muteToggle\(waits ? "" : "(no ack wait)")"
+            case .desktopKey(let direction, let volumeFirst): "desktopKey(\(direction)\(volumeFirst ? ", volume first" : ""))"
             }
         }
     }
@@ -81,8 +88,10 @@ struct ClientPlan: CustomStringConvertible {
         var next: Int
         /// A read-modify-write step the other way than the client's direction.
         var reverse = false
+        /// A desktop key's delay from its first request to its second (the process preempted between them).
+        var secondWrite = 0
 
-        var description: String { "(\(readToSet), \(next)\(reverse ? ", reverse" : ""))" }
+        var description: String { "(\(readToSet), \(next)\(reverse ? ", reverse" : "")\(secondWrite > 0 ? ", then \(secondWrite)" : ""))" }
     }
 
     var kind: Kind
@@ -134,6 +143,8 @@ final class SimulatedClient {
     var made = PressCounts()
     /// When it sent each set.
     var setTimes: [Int] = []
+    /// Its steps that sent a request: a desktop key's press is one, whatever it sets.
+    var pressesSent = 0
 
     init(id: Int, plan: ClientPlan) {
         self.id = id
@@ -144,6 +155,7 @@ final class SimulatedClient {
         switch plan.kind {
         case .readModifyWrite(_, let waits), .muteToggle(let waits): waits
         case .serverSide, .absolute: true
+        case .desktopKey: false
         }
     }
 

@@ -25,7 +25,7 @@ struct ActionRunnerStateMachineTests {
         var machine = Machine(actions: [photo, print], limit: 4)
         #expect(machine.trigger(up(1), time: "t1", at: at(0)) == [.start(photo, as: id(photo))])
         #expect(machine.running == 1)
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.last?.result) == [.running, nil])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.last?.result) == [.running, nil])
     }
 
     @Test("A press while the action still runs is dropped, not queued")
@@ -47,7 +47,7 @@ struct ActionRunnerStateMachineTests {
         #expect(machine.trigger(up(3), time: "t", at: at(999)) == [.drop(photo, .coolingDown(remaining: .milliseconds(1)))])
         #expect(machine.trigger(up(4), time: "t", at: at(1000)) == [.start(photo, as: id(photo))], "a press at human pace takes its photo")
         #expect(
-            machine.report(thresholds: .init(), sources: .sink) == [
+            machine.report(gestures: .init(), sources: .sink) == [
                 ActionMessage(name: "photo", runs: 2, dropped: 2, last: ActionRunMessage(seq: 4, time: "t", result: .running))
             ])
     }
@@ -78,7 +78,7 @@ struct ActionRunnerStateMachineTests {
         machine.ended(id(actions[3]), .failed("no such program"), at: at(1))
         let time = "2026-11-27T10:00:00.000Z"
         #expect(
-            machine.report(thresholds: .init(), sources: .sink).map(\.last) == [
+            machine.report(gestures: .init(), sources: .sink).map(\.last) == [
                 ActionRunMessage(seq: 9, time: time, result: .exited, status: 3, seconds: 1.23),
                 ActionRunMessage(seq: 9, time: time, result: .signaled, signal: 9, seconds: 0.01),
                 ActionRunMessage(seq: 9, time: time, result: .timedOut, seconds: 10),
@@ -91,13 +91,13 @@ struct ActionRunnerStateMachineTests {
         var machine = Machine(actions: [photo, print], limit: 1)
         _ = machine.trigger(up(1), time: "t", at: at(0))
         machine.replace([print])
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.name) == ["print"])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.name) == ["print"])
         let down = Trigger(Press(seq: 2, direction: .down, count: 1, sink: "s"))
         #expect(machine.trigger(down, time: "t", at: at(10)) == [.drop(print, .overLimit)], "the removed photo still runs")
         machine.ended(id(photo), .exited(0), at: at(20))
         #expect(machine.trigger(down, time: "t", at: at(30)) == [.start(print, as: id(print))])
         machine.replace([photo, print])
-        #expect(machine.report(thresholds: .init(), sources: .sink).first?.runs == 0, "a removed action's record is gone once it ended")
+        #expect(machine.report(gestures: .init(), sources: .sink).first?.runs == 0, "a removed action's record is gone once it ended")
     }
 
     @Test("A reload that edits a running action keeps it: no second copy starts, and its cooldown goes on")
@@ -111,7 +111,7 @@ struct ActionRunnerStateMachineTests {
         #expect(machine.trigger(up(2), time: "t", at: at(100)) == [.drop(edited, .running)])
         machine.ended(id(photo), .exited(0), at: at(200))
         #expect(machine.trigger(up(3), time: "t", at: at(300)) == [.drop(edited, .coolingDown(remaining: .milliseconds(700)))])
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.runs) == [1])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.runs) == [1])
     }
 
     @Test("Two tables alike are two actions, each with its own record")
@@ -121,7 +121,7 @@ struct ActionRunnerStateMachineTests {
         #expect(machine.trigger(down, time: "t", at: at(0)) == [.start(print, as: id(print, 0)), .start(print, as: id(print, 1))])
         machine.ended(id(print, 1), .exited(0), at: at(10))
         #expect(machine.trigger(down, time: "t", at: at(20)) == [.drop(print, .running), .start(print, as: id(print, 1))])
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.runs) == [1, 2])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.runs) == [1, 2])
     }
 
     /// The `kind` gesture of volume up on the sink, completed by press `seq`.
@@ -139,8 +139,8 @@ struct ActionRunnerStateMachineTests {
         #expect(machine.trigger(gesture(.tap, 1), time: "t", at: at(800)) == [.start(tap, as: id(tap))])
         #expect(machine.trigger(gesture(.holdStart, 5), time: "t", at: at(3000)) == [.start(hold, as: id(hold))])
         #expect(machine.trigger(gesture(.double, 9), time: "t", at: at(6000)) == [.start(double, as: id(double))])
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.runs) == [1, 1, 1])
-        #expect(machine.report(thresholds: .init(), sources: .sink).map(\.last?.seq) == [1, 5, 9])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.runs) == [1, 1, 1])
+        #expect(machine.report(gestures: .init(), sources: .sink).map(\.last?.seq) == [1, 5, 9])
     }
 
     @Test("A gesture is dropped for an action still running or cooling down, as a press is")
@@ -158,12 +158,26 @@ struct ActionRunnerStateMachineTests {
         let anySource = Action(name: "a", command: ["x"], gesture: .tap)
         let remote = Action(name: "r", command: ["x"], source: .input, gesture: .tap)
         let double = Action(name: "d", command: ["x"], gesture: .double)
-        let machine = Machine(actions: [anySource, remote, double, photo], limit: 4)
+        let actions = [anySource, remote, double, photo]
+        let machine = Machine(actions: actions, limit: 4)
         let thresholds = GestureDetector.Thresholds(repeatDelay: .milliseconds(600), doubleWindow: .milliseconds(300))
-        let both = machine.report(thresholds: thresholds, sources: .both)
+        let both = machine.report(gestures: .init(thresholds: thresholds, uses: GestureUses(actions: actions)), sources: .both)
         #expect(both.map(\.gesture) == [.tap, .tap, .double, nil])
-        #expect(both.map(\.tapDelay) == [TapDelayMessage(input: 300, sink: 600), TapDelayMessage(input: 300), nil, nil])
-        #expect(machine.report(thresholds: .init(), sources: .input).first?.tapDelay == TapDelayMessage(input: 400))
-        #expect(machine.report(thresholds: .init(), sources: .sink).first?.tapDelay == TapDelayMessage(sink: 800))
+        #expect(both.map(\.tapDelay) == [TapDelayMessage(input: 300, sink: 300), TapDelayMessage(input: 300), nil, nil])
+        let sinkOnly = machine.report(gestures: .init(uses: GestureUses(actions: actions)), sources: .sink)
+        #expect(sinkOnly.first?.tapDelay == TapDelayMessage(sink: 400), "a double looked for, no hold: the double window")
+    }
+
+    @Test("Status tells a tap's delay as the gestures looked for on its keys make it")
+    func tapDelayLooksFor() {
+        // As the config file makes `on = "up"`: no other key of a device.
+        let tap = Action(name: "photo", command: ["x"], on: [.up], keys: [], gesture: .tap)
+        let hold = Action(name: "collage", command: ["x"], on: [.up], keys: [], gesture: .hold)
+        let elsewhere = Action(name: "d", command: ["x"], on: [.down], keys: [], gesture: .double)
+        func delay(_ actions: [Action]) -> TapDelayMessage? {
+            Machine(actions: actions, limit: 4).report(gestures: .init(uses: GestureUses(actions: actions)), sources: .both).first?.tapDelay
+        }
+        #expect(delay([tap, hold, elsewhere]) == TapDelayMessage(input: 0, sink: 800, release: true), "a hold: the repeat delay, the release")
+        #expect(delay([tap, elsewhere]) == TapDelayMessage(input: 0, sink: 0), "nothing else on its key: at once")
     }
 }

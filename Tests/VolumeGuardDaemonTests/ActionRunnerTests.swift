@@ -148,10 +148,10 @@ struct ActionRunnerTests {
     func cooldown() async throws {
         try await withRunner([Action(name: "photo", shell: "exit 4", cooldown: .seconds(60))]) { runner, lines in
             runner.run(for: press)
-            #expect(await eventually { runner.report(thresholds: .init(), sources: .sink)?.first?.last?.result == .exited })
+            #expect(await eventually { runner.report(gestures: .init(), sources: .sink)?.first?.last?.result == .exited })
             runner.run(for: Trigger(Press(seq: 8, direction: .up, count: 1, sink: "s")))
             #expect(lines.text.contains("notice action cooling down; press dropped for it action=photo remaining="), "\(lines.all)")
-            let report = try #require(runner.report(thresholds: .init(), sources: .sink)?.first)
+            let report = try #require(runner.report(gestures: .init(), sources: .sink)?.first)
             #expect((report.runs, report.dropped, report.last?.seq, report.last?.status) == (1, 1, 7, 4))
         }
     }

@@ -5,7 +5,8 @@ import Testing
 
 @testable import GuardConfig
 
-@Suite("A config file can neither hang nor kill its reader")
+/// Serialized: `parserEndsEarly` lets SIGPIPE end the process, which `endlessPipe`'s writer must not meet.
+@Suite("A config file can neither hang nor kill its reader", .serialized)
 struct HostileConfigFileTests {
     private static func temporary(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
@@ -96,6 +97,17 @@ struct HostileConfigFileTests {
         defer { unlink(path) }
         #expect(throws: ConfigError(path: path, message: "is a pipe: it was read once at start, and a reload reads only a regular file")) {
             try ConfigFile(path: path, required: true).read(.reload)
+        }
+    }
+
+    @Test("A parser that ends before it has read a large file is a mistake: no SIGPIPE ends the reader")
+    func parserEndsEarly() {
+        // SIGPIPE as in a fresh process, which it ends: as it would end the daemon on a reload.
+        let previous = signal(SIGPIPE, SIG_DFL)
+        defer { signal(SIGPIPE, previous) }
+        let text = String(repeating: "# a comment\n", count: 80_000)
+        #expect(throws: ConfigError(path: "-x.toml", message: "cannot be parsed: the parser ended without an answer")) {
+            try ConfigFile(path: "-x.toml", parser: .child(executable: "/bin/true")).parse(text: text)
         }
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import GuardSettings
 import InputDevices
 
 extension Desktop {
@@ -14,12 +15,10 @@ extension Desktop {
             desktops.append(.mate(osd: osd))
         }
         if commands.contains("plasmashell") {
-            let home = environment["HOME"] ?? "/"
-            let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "\(home)/.config"
             // Plasma 6 writes its settings with kwriteconfig6, Plasma 5 with kwriteconfig5.
             let writer =
                 if case .executable = ProgramLookup("kwriteconfig6", path: environment["PATH"]) { "kwriteconfig6" } else { "kwriteconfig5" }
-            desktops.append(.kde(plasmaparc: Directory.contents("\(config)/plasmaparc"), writer: writer))
+            desktops.append(.kde(plasmaparc: Directory.contents(environment.configHome + "/plasmaparc"), writer: writer))
         }
         if commands.contains("gnome-shell") { desktops.append(.gnome) }
         return desktops

@@ -6,18 +6,21 @@ import VolumeGuardCore
 
 extension DeviceFacts {
     /// The devices present, what this user can do with the nodes of those `matches` takes, and the rule
-    /// installed. A node the daemon holds (grabbed, or open to grab) is not probed: a probe's grab of it
-    /// would fail, or make the daemon's fail.
+    /// installed. A node the daemon holds (grabbed, or open to grab, by its account or, when it does not
+    /// answer, by /proc's) is not probed: a probe's grab of it would fail, or make the daemon's fail.
     static func gather(matches: [DeviceMatch], daemon: DaemonFacts) -> DeviceFacts {
         let present = InputDirectory.scan()
         var held: Set<String> = []
         if case .answered(let status) = daemon {
             held = Set((status.devices ?? []).filter { $0.state == .grabbed || $0.state == .waiting }.compactMap(\.path))
         }
+        let silent = Set(daemon.silentListeners.map(\.pid))
         var nodes: [String: NodeFacts] = [:]
         for device in present where matches.contains(where: { $0.matches(device) }) {
             let readable = access(device.node, R_OK) == 0
-            nodes[device.node] = NodeFacts(readable: readable, grab: readable && !held.contains(device.node) ? GrabProbe(device.node) : nil)
+            let openBySilent = silent.isEmpty ? [] : Processes.holders(of: device.node).filter { silent.contains($0.pid) }
+            let probed = readable && !held.contains(device.node) && openBySilent.isEmpty
+            nodes[device.node] = NodeFacts(readable: readable, grab: probed ? GrabProbe(device.node) : nil, openBySilentDaemon: openBySilent)
         }
         return DeviceFacts(present: present, nodes: nodes, rule: .installed)
     }

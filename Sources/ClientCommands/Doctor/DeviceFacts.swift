@@ -15,6 +15,9 @@ struct NodeFacts: Hashable, Sendable {
     var readable: Bool
     /// The grab probe's outcome; nil when it was not tried (the daemon holds the node, or it is unreadable).
     var grab: GrabProbe?
+    /// The processes of the daemon that does not answer that have it open: it holds the node, which is then
+    /// not probed (a probe's grab would fail, or make the daemon's fail).
+    var openBySilentDaemon: [NodeHolder] = []
 }
 
 /// What a grab of a node (EVIOCGRAB, let go at once) says of it.
@@ -27,7 +30,7 @@ enum GrabProbe: Hashable, Sendable {
     case failed(reason: String)
 }
 
-/// A process that has a node open.
+/// A process that has a node open: an input device's, or the daemon's socket.
 struct NodeHolder: Hashable, Sendable {
     var pid: Int32
     /// Its name, as /proc/PID/comm says it.

@@ -69,6 +69,11 @@ extension Diagnosis {
         let coverage = coverage(of: match, present: devices.present, rule: devices.rule)
         let at = "\(device.node), \(device.ids)"
         guard node.readable else { return unreadable(device, at: at, coverage: coverage, rule: devices.rule) }
+        if !node.openBySilentDaemon.isEmpty {
+            let named = node.openBySilentDaemon.map { "\($0.command) (pid \($0.pid))" }.joined(separator: ", ")
+            return .wrong(
+                .device, device.name, "\(at): held by the daemon, \(named), which does not answer: its presses go nowhere", fix: restartSilentDaemon)
+        }
         if case .grabbed(let holders)? = node.grab { return grabbedElsewhere(device, at: at, holders: holders) }
         let ruleNote =
             switch coverage {

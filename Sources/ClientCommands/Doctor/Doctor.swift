@@ -1,5 +1,5 @@
 import ArgumentParser
-import FoundationEssentials
+import GuardProtocol
 
 /// `volume-guard doctor`: every link of the chain from a key to a press, each checked, each that does not
 /// hold with the command that fixes it. The facts are gathered (`DoctorFacts.gather`), then judged
@@ -11,7 +11,8 @@ public struct Doctor: AsyncParsableCommand {
         abstract: "Check every link from a key to a press, and say how to fix each one that does not hold.",
         discussion: """
             Run it as the user the daemon runs as, when a press does nothing. It checks, in order: the config file; the \
-            daemon (running, and its state); for the sink (source sink or both): the audio server, the default sink (or the \
+            daemon, at the socket run would use (the file's socket key read alone when the file has a mistake elsewhere), \
+            running, and its state (one that does not answer is named by its pid, found by its socket in /proc); for the sink (source sink or both): the audio server, the default sink (or the \
             configured one), and the desktop's volume popup (MATE and KDE Plasma have a setting that turns it off, GNOME none: \
             there the cure is source = "input"); for the devices (source input or both): each configured device present, \
             readable by this user, grabbed by the daemon and by no other program (a grab, let go at once, tells; /proc names \
@@ -35,9 +36,7 @@ public struct Doctor: AsyncParsableCommand {
         let diagnosis = Diagnosis(await DoctorFacts.gather(socket))
         let findings = diagnosis.findings
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(Report(ok: diagnosis.isHealthy, findings: findings)), as: UTF8.self))
+            print(String(decoding: WireFormat.line(Report(ok: diagnosis.isHealthy, findings: findings)), as: UTF8.self), terminator: "")
         } else {
             print(findings.map(\.text).joined(separator: "\n"))
         }

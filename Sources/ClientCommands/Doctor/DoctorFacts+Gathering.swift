@@ -39,7 +39,8 @@ extension DoctorFacts {
 }
 
 extension ConfigFacts {
-    /// The file as `run` reads it; a mistake is a fact here, not the end of the command.
+    /// The file as `run` reads it; a mistake is a fact here, not the end of the command, and the file's
+    /// `socket` is then read from its line alone.
     static func read(_ options: ConfigFileOptions) -> ConfigFacts {
         let file = options.file
         var facts = ConfigFacts(path: file.path, exists: access(file.path, F_OK) == 0, options: Options(), environment: options.environment)
@@ -47,6 +48,8 @@ extension ConfigFacts {
             facts.options = try file.read()
         } catch {
             facts.mistake = "\(error)"
+            // The daemon runs with the file as it was when it started, whose socket this line likely still names.
+            facts.options.socket = file.readAlone("socket")?.socket
         }
         return facts
     }
@@ -56,9 +59,13 @@ extension DaemonFacts {
     static func ask(_ socket: String) async -> DaemonFacts {
         let reply = await withinDeadline(DoctorFacts.patience) { try await GuardClient(socketPath: socket).request(Request(.status)) }
         switch reply {
-        case .success(.status(let status))?: return .answered(status)
-        case .failure(GuardClient.Failure.noDaemon)?: return .absent(socket: socket)
-        default: return .silent(socket: socket)
+        case .success(.status(let status))?:
+            return .answered(status)
+        case .failure(GuardClient.Failure.noDaemon)?:
+            let listeners = Processes.listeners(on: socket)
+            return listeners.isEmpty ? .absent(socket: socket) : .silent(socket: socket, why: .fileReplaced, listeners: listeners)
+        default:
+            return .silent(socket: socket, why: .noReply, listeners: Processes.listeners(on: socket))
         }
     }
 }
@@ -106,14 +113,15 @@ extension ServiceFacts {
     /// What systemd's user manager says of the units, when systemd runs here (sd_booted(3)'s test).
     static func ask(environment: [String: String]) -> ServiceFacts {
         guard access("/run/systemd/system", F_OK) == 0 else { return .noSystemd }
-        let answer = systemctl(["is-enabled", "volume-guard.service", "volume-guard.socket"], environment: environment)
-        guard case .answered(let lines, _) = answer else { return .unreachable(reason: answer.reason) }
-        // An unknown unit is "not-found", or an error naming the file, as systemd's versions differ.
-        let words = lines.map { $0.contains("No such file") ? "not-found" : $0 }
-        guard words.count == 2, words.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "-" } }) else {
-            return .unreachable(reason: lines.first ?? "systemctl said nothing")
+        // One unit a call: asked of two, systemctl may end its answer at the first it knows nothing of.
+        var states: [String] = []
+        for unit in ["volume-guard.service", "volume-guard.socket"] {
+            let answer = systemctl(["is-enabled", unit], environment: environment)
+            guard case .answered(let lines, _) = answer else { return .unreachable(reason: answer.reason) }
+            guard let state = state(answering: lines) else { return .unreachable(reason: lines.first ?? "systemctl said nothing of \(unit)") }
+            states.append(state)
         }
-        return .answered(service: words[0], socket: words[1])
+        return .answered(service: states[0], socket: states[1])
     }
 
     /// The user manager's PATH, which the service's actions run with; nil when it cannot be asked.

@@ -21,7 +21,9 @@ struct DoctorFacts: Sendable {
     var http: HTTPFacts?
 }
 
-/// The config file, and the configuration it makes (the defaults when it has a mistake, as the daemon cannot start with it).
+/// The config file, and the configuration it makes: when it has a mistake, the defaults, as the daemon cannot
+/// start with it, but for its `socket` when that line alone reads (`ConfigFile.readAlone`): the daemon that
+/// runs was started with the file before the mistake, and is looked for where it listens.
 struct ConfigFacts: Sendable {
     var path: String
     var exists: Bool
@@ -36,10 +38,35 @@ struct ConfigFacts: Sendable {
 enum DaemonFacts: Sendable {
     /// Its reply to `status`.
     case answered(StatusMessage)
-    /// Nothing accepts connections at the socket.
+    /// Nothing accepts connections at the socket, and no process listens on a socket bound to its path.
     case absent(socket: String)
-    /// It accepted, but did not reply in time (stopped, or stuck).
-    case silent(socket: String)
+    /// A daemon is there, and does not answer: `listeners` are the processes that listen on a socket bound
+    /// to its path (/proc/net/unix and /proc/PID/fd, as far as this user may look), the daemon's own.
+    case silent(socket: String, why: Silence, listeners: [NodeHolder])
+
+    enum Silence: Sendable {
+        /// It accepted, but did not reply in time (stopped, or stuck).
+        case noReply
+        /// The file at the path refuses connections, yet a process listens on a socket bound there: the
+        /// file was removed or replaced (by a second daemon started on the same socket, say).
+        case fileReplaced
+    }
+
+    /// The processes of a daemon that does not answer; none when it answers or is absent.
+    var silentListeners: [NodeHolder] {
+        if case .silent(_, _, let listeners) = self { listeners } else { [] }
+    }
+
+    /// The inodes of the sockets that listen bound to `path`, from `table`, the text of /proc/net/unix:
+    /// `Num RefCount Protocol Flags Type St Inode Path`, a listening socket's flags holding __SO_ACCEPTCON
+    /// (0x10000). The path stays there when its file is removed or replaced: the socket is found by it.
+    static func listeningInodes(in table: String, boundTo path: String) -> [String] {
+        table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 7)
+            guard fields.count == 8, fields[7] == path, let flags = Int(fields[3], radix: 16), flags & 0x10000 != 0 else { return nil }
+            return String(fields[6])
+        }
+    }
 }
 
 enum AudioServerFacts: Sendable {
@@ -75,6 +102,17 @@ enum ServiceFacts: Sendable {
     case unreachable(reason: String)
     /// `systemctl --user is-enabled`'s words for `volume-guard.service` and `volume-guard.socket`.
     case answered(service: String, socket: String)
+}
+
+extension ServiceFacts {
+    /// `systemctl is-enabled UNIT`'s word for its one unit, from the lines it printed: "not-found" for a unit
+    /// systemd has no file of, which its versions say in that word or by an error naming the file; nil when
+    /// the answer is not a word (no user manager to ask: "Failed to connect to bus").
+    static func state(answering lines: [String]) -> String? {
+        guard let first = lines.first else { return nil }
+        if lines.contains(where: { $0.contains("No such file") }) { return "not-found" }
+        return !first.isEmpty && first.allSatisfy({ $0.isLetter || $0 == "-" }) ? first : nil
+    }
 }
 
 struct ProgramFacts: Sendable {

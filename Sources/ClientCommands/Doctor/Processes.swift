@@ -28,4 +28,11 @@ enum Processes {
             return NodeHolder(pid: pid, command: command(pid) ?? "?")
         }
     }
+
+    /// The processes but this one that listen on a Unix socket bound to `path`: a daemon's, even when the
+    /// file at `path` is no longer its socket.
+    static func listeners(on path: String) -> [NodeHolder] {
+        let inodes = DaemonFacts.listeningInodes(in: Directory.contents("/proc/net/unix") ?? "", boundTo: path)
+        return inodes.flatMap { holders(of: "socket:[\($0)]") }
+    }
 }

@@ -25,10 +25,7 @@ struct ConfigWriter {
     /// path, or nil when there was no file. A mistake, in the file as it is or as it would be, writes nothing.
     func write(_ settings: [(key: String, value: String)], action: [(key: String, value: String)]?) throws(ConfigError) -> String? {
         let target = Self.target(of: file.path)
-        let old = try ConfigFile.bytes(at: target, on: .edit).map { bytes throws(ConfigError) in
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw ConfigError(path: file.path, message: "cannot be read: not UTF-8 text") }
-            return text
-        }
+        let old = try ConfigFile.bytes(at: target, on: .edit).map { bytes throws(ConfigError) in try ConfigFile.text(of: bytes, path: file.path) }
         let set = ConfigEdit.setting(settings, in: old ?? "")
         let text = action.map { ConfigEdit.placing(table: "action", marked: Self.actionMark, $0, in: set) } ?? set
         do {

@@ -1,10 +1,12 @@
 import ArgumentParser
 import FoundationEssentials
 import GuardConfig
+import SystemPackage
 
 /// `volume-guard learn-files`, hidden: the child that `learn` under sudo starts as the user, to read and
 /// write the user's config file as the user (`UserFiles`). A `UserFiles.Request` as JSON on standard input,
-/// a `UserFiles.Answer` as JSON on standard output.
+/// a `UserFiles.Answer` as JSON on `ConfigFile.answerDescriptor`, a channel of its own that no loader or
+/// library writes to.
 public struct LearnFiles: ParsableCommand {
     public init() {}
 
@@ -18,6 +20,6 @@ public struct LearnFiles: ParsableCommand {
         var bytes: [UInt8] = []
         while bytes.count <= ConfigFile.sizeLimit, let line = readLine(strippingNewline: false) { bytes += Array(line.utf8) }
         let request = try JSONDecoder().decode(UserFiles.Request.self, from: Data(bytes))
-        print(String(decoding: try JSONEncoder().encode(UserFiles.answer(request)), as: UTF8.self))
+        _ = try FileDescriptor(rawValue: ConfigFile.answerDescriptor).writeAll(try JSONEncoder().encode(UserFiles.answer(request)))
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 import FoundationEssentials
 import Glibc
 import InputDevices
@@ -32,9 +33,12 @@ struct SetupRunner {
         switch step {
         case .udevRule(let access):
             let rule = UdevRule.text(for: matches, devices: present, access: access)
+            // Root's own directory: replaced whole, so that udev never reads half a rule, nor a power cut
+            // leaves an empty one.
             do {
-                try Data(rule.utf8).write(to: URL(fileURLWithPath: UdevRule.path))
+                try DurableFile.replace(UdevRule.path, with: Array(rule.utf8), permissions: 0o644)
             } catch {
+                printError("volume-guard: \(error)")
                 return false
             }
             // The rule gives the nodes present now only once udev runs its rules on them again.

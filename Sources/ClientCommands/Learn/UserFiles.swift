@@ -25,7 +25,7 @@ struct UserFiles {
         var value: String
     }
 
-    /// What the child answers, as JSON on the last line of its standard output.
+    /// What the child answers, as JSON on its descriptor `ConfigFile.answerDescriptor`.
     enum Answer: Codable {
         case options(Options)
         case written(backup: String?)
@@ -73,13 +73,12 @@ struct UserFiles {
             run = try ChildRun(
                 executable: "/proc/self/exe", arguments: ["volume-guard", LearnFiles.name],
                 input: Array(try JSONEncoder().encode(request)), environment: user.environment().map { "\($0.key)=\($0.value)" },
-                as: user.account, deadline: Self.deadline)
+                as: user.account, deadline: Self.deadline, answerDescriptor: ConfigFile.answerDescriptor)
         } catch {
             throw ConfigError(path: file.path, message: "cannot be reached as \(user.name): \(error)")
         }
-        let lines = String(decoding: run.output, as: UTF8.self).split(whereSeparator: \.isNewline)
-        guard run.end == .exited(0), let last = lines.last, let answer = try? JSONDecoder().decode(Answer.self, from: Data(last.utf8)) else {
-            let said = lines.last.map { ": \($0)" } ?? ""
+        guard run.end == .exited(0), let answer = try? JSONDecoder().decode(Answer.self, from: Data(run.answer)) else {
+            let said = String(decoding: run.output, as: UTF8.self).split(whereSeparator: \.isNewline).last.map { ": \($0)" } ?? ""
             throw ConfigError(path: file.path, message: "cannot be reached as \(user.name): the child run as \(user.name) ended \(run.end)\(said)")
         }
         return answer

@@ -27,7 +27,7 @@ extension GuardMachine {
             if guardsSink { queue.append(.lifecycle(.start)) }
         case .shutdown:
             if self.input != nil {
-                feedInput(at: now) { input, _ in input.shutdown() }
+                feedInput(.shutdown, at: now)
                 effects.append(.stopWatchingDevices)
             }
             queue.append(.lifecycle(.shutdown))
@@ -54,13 +54,13 @@ extension GuardMachine {
             for machine in woken {
                 switch machine {
                 case .core: queue.append(.core(.wakeUp))
-                case .input: feedInput(at: now) { input, now in input.wakeUp(at: now) }
+                case .input: feedInput(.wakeUp, at: now)
                 case .pipeline: pass(pipeline.wakeUp(at: now), at: now)
                 }
             }
             if let next { effects.append(.setTimer(due: next)) }
         case .device(let event):
-            feedInput(at: now) { input, now in Self.apply(event, to: &input, at: now) }
+            feedInput(event, at: now)
         case .subscribers(let count):
             subscribers = count
         case .clientPaused(let paused, let waiter):
@@ -76,28 +76,13 @@ extension GuardMachine {
         }
     }
 
-    private static func apply(_ event: DeviceInput, to input: inout InputSource, at now: Duration) -> [InputSource.Action] {
-        switch event {
-        case .scanned(let present): input.scanned(present, at: now)
-        case .opened(let node, let identity, let keysDown): input.opened(node, as: identity, keysDown: keysDown)
-        case .grabbed(let node): input.grabbed(node)
-        case .refused(let node, let error, let fix): input.refused(node, error: error, fix: fix, at: now)
-        case .key(let code, let value, let node): input.key(code, value: value, on: node)
-        case .dropped(let node): input.dropped(node)
-        case .kernelReleased(let keys, let node): input.kernelReleased(keys, on: node, at: now)
-        case .caughtUp(let node): input.caughtUp(node)
-        case .keysRead(let node, let keys): input.keysRead(node, keys)
-        case .gone(let node): input.gone(node)
-        }
-    }
-
     private mutating func run(_ step: Step, at now: Duration) {
         switch step {
         case .core(let event): feedCore(event, at: now)
         case .lifecycle(let event): live(event, at: now)
         case .decided(let decision):
             if guardsSink { feedCore(decision, at: now) }
-            feedInput(at: now) { input, now in decision == .pause ? input.pause() : input.resume(at: now) }
+            feedInput(decision == .pause ? .pause : .resume, at: now)
         }
     }
 
@@ -136,9 +121,9 @@ extension GuardMachine {
         }
     }
 
-    private mutating func feedInput(at now: Duration, _ event: (inout InputSource, Duration) -> [InputSource.Action]) {
+    private mutating func feedInput(_ event: InputSource.Event, at now: Duration) {
         guard input != nil else { return }
-        for action in event(&input!, now) {
+        for action in input!.handle(event, at: now) {
             switch action {
             case .open(let node): effects.append(.open(node))
             case .grab(let node): effects.append(.grab(node))

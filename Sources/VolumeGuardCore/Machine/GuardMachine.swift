@@ -16,12 +16,13 @@ public struct GuardMachine: Sendable {
         public var core: GuardCore.Configuration
         public var source: SourceSelection
         public var input: InputSource.Configuration
-        public var gestures: GestureDetector.Thresholds
+        /// When presses make gestures, and which each key looks for.
+        public var gestures: GestureDetector.Configuration
         public var mode: GuardMode
 
         public init(
             core: GuardCore.Configuration = .init(), source: SourceSelection = .sink, input: InputSource.Configuration = .init(),
-            gestures: GestureDetector.Thresholds = .init(), mode: GuardMode = .always
+            gestures: GestureDetector.Configuration = .init(), mode: GuardMode = .always
         ) {
             self.core = core
             self.source = source
@@ -51,8 +52,10 @@ public struct GuardMachine: Sendable {
         case deadlinePassed
         /// The wake-up timer set for `due` fired.
         case timerFired(due: Duration)
-        /// What the input devices' nodes did, or what came of the shell's work on them.
-        case device(DeviceInput)
+        /// What the input devices' nodes did, or what came of the shell's work on them (`InputSource.Event`
+        /// says what each means; the machine itself feeds the source its wake-ups, pauses, resumes and
+        /// shutdown).
+        case device(InputSource.Event)
         /// The subscribers connected now: after one came or left, or was cut loose.
         case subscribers(Int)
         /// A client asked for a pause (true) or a resume, and waits, as `waiter`, for the guard to act on it.
@@ -62,23 +65,8 @@ public struct GuardMachine: Sendable {
         case pauseHeld(Bool, holder: Int, waiter: Int?)
         /// The wait of `waiter` is over, whether or not the guard acted on its wish.
         case settleDeadline(waiter: Int)
-        /// A reloaded configuration: the core's settings, the gestures' thresholds and the mode.
-        case reconfigure(GuardCore.Configuration, GestureDetector.Thresholds, GuardMode)
-    }
-
-    /// What the input devices' nodes did, or what came of the shell's work on them (`InputSource` says
-    /// what each means).
-    public enum DeviceInput: Hashable, Sendable {
-        case scanned([InputDeviceInfo])
-        case opened(String, as: InputDeviceInfo, keysDown: Set<UInt16>)
-        case grabbed(String)
-        case refused(String, error: String, fix: String)
-        case key(UInt16, value: Int32, on: String)
-        case dropped(String)
-        case kernelReleased(Set<UInt16>, on: String)
-        case caughtUp(String)
-        case keysRead(String, Set<UInt16>)
-        case gone(String)
+        /// A reloaded configuration: the core's settings, the gestures' thresholds and uses, and the mode.
+        case reconfigure(GuardCore.Configuration, GestureDetector.Configuration, GuardMode)
     }
 
     /// What the shell is to do.
@@ -169,7 +157,7 @@ public struct GuardMachine: Sendable {
     public init(configuration: Configuration, remembered: [String: SinkLevel] = [:]) {
         core = GuardCore(configuration: configuration.core, remembered: remembered)
         input = configuration.source.takesDevices ? InputSource(configuration: configuration.input) : nil
-        pipeline = PressPipeline(thresholds: configuration.gestures)
+        pipeline = PressPipeline(gestures: configuration.gestures)
         policy = PausePolicy(mode: configuration.mode)
         guardsSink = configuration.source.guardsSink
     }

@@ -38,9 +38,12 @@ public struct Gesture: Hashable, Sendable {
 /// repeat pace has been seen; it ends when no press comes for three of the periods observed (and no less
 /// than `repeatPeriod`), not after a fixed long timeout. A double press is two presses inside
 /// `doubleWindow` that no repeat follows; it is told only once a repeat could no longer come, since a
-/// second press after 250 ms is also how a held key's first repeat looks. A tap is a press that nothing
-/// followed: told when the time a first repeat or a second press may take has passed
-/// (`Thresholds.tapDelay(on: .sink)`). Plain presses are never delayed: gestures are extra.
+/// second press after 250 ms is also how a held key's first repeat looks. A tap is a press that none of
+/// the gestures looked for on its key claimed (`GestureUses`): told when the time a first repeat (if a
+/// hold is looked for) or a second press (if a double is) may take has passed, at once if neither is
+/// (`Thresholds.tapDelay`). Two presses that are neither a hold nor a double looked for are two taps.
+/// Holds are found whether looked for or not, so that a held key's repeats are no taps; one not looked
+/// for is not told. Plain presses are never delayed: gestures are extra.
 public struct GestureDetector: Hashable, Sendable {
     public struct Thresholds: Hashable, Sendable {
         /// The longest interval between repeats that still counts as auto-repeat (Bluetooth remotes
@@ -63,14 +66,28 @@ public struct GestureDetector: Hashable, Sendable {
             self.holdDelay = holdDelay
         }
 
-        /// How long after its press a tap is told, at the soonest: on a device, once no second down can
-        /// make it a double; on the sink, once neither a first repeat nor a second press can come. An
-        /// action on taps waits this long.
-        public func tapDelay(on source: Source) -> Duration {
+        /// How long after its press a tap is told, at the soonest, on a key that looks for `lookedFor`: on
+        /// a device, once no second down can make it a double (and, where a hold is looked for, its key is
+        /// up); on the sink, once neither a first repeat nor a second press can come. An action on taps
+        /// waits this long.
+        public func tapDelay(on source: Source, lookingFor lookedFor: GestureUses.LookedFor) -> Duration {
+            let double = lookedFor.double ? doubleWindow : .zero
             switch source {
-            case .input: doubleWindow
-            case .sink: max(repeatDelay, doubleWindow)
+            case .input: return double
+            case .sink: return max(lookedFor.hold ? repeatDelay : .zero, double)
             }
+        }
+    }
+
+    /// What the detectors are configured with: when presses make gestures, and which gestures each key
+    /// looks for.
+    public struct Configuration: Hashable, Sendable {
+        public var thresholds: Thresholds
+        public var uses: GestureUses
+
+        public init(thresholds: Thresholds = Thresholds(), uses: GestureUses = GestureUses()) {
+            self.thresholds = thresholds
+            self.uses = uses
         }
     }
 
@@ -78,7 +95,12 @@ public struct GestureDetector: Hashable, Sendable {
     private struct Run: Hashable, Sendable {
         var direction: Direction
         var sink: String
+        /// What its key looks for, as the configuration said at its first press.
+        var lookedFor: GestureUses.LookedFor
         var first: Duration
+        /// The seq and key steps of its first press: a tap of its own when a pair is no double.
+        var firstSeq: UInt64
+        var firstPresses: Int
         var last: Duration
         var lastSeq: UInt64
         var presses: Int
@@ -90,13 +112,25 @@ public struct GestureDetector: Hashable, Sendable {
         func gesture(_ kind: GestureKind) -> Gesture {
             Gesture(kind: kind, direction: direction, seq: lastSeq, presses: kind == .double ? 2 : presses, origin: .sink(sink))
         }
+
+        /// Each of its presses as a tap (it has one or two: a third is a repeat's).
+        var taps: [Gesture] {
+            let last = gesture(.tap)
+            guard pressCount == 2 else { return [last] }
+            var first = last
+            (first.seq, first.presses) = (firstSeq, firstPresses)
+            var second = last
+            second.presses = presses - firstPresses
+            return [first, second]
+        }
     }
 
-    let thresholds: Thresholds
+    let configuration: Configuration
     private var run: Run?
+    var thresholds: Thresholds { configuration.thresholds }
 
-    public init(thresholds: Thresholds = Thresholds()) {
-        self.thresholds = thresholds
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
     }
 
     /// Takes a press of the sink named `sink`, seen at `now`; returns the gestures it completes (a hold ending on a change of
@@ -113,12 +147,17 @@ public struct GestureDetector: Hashable, Sendable {
             current.pressCount += 1
             if !current.holding, let period = current.period, period <= thresholds.repeatPeriod {
                 current.holding = true
-                gestures.append(current.gesture(.holdStart))
+                if current.lookedFor.hold { gestures.append(current.gesture(.holdStart)) }
             }
             run = current
         } else {
             gestures += finish(at: now, force: true)
-            run = Run(direction: direction, sink: sink, first: now, last: now, lastSeq: seq, presses: count, pressCount: 1)
+            let lookedFor = configuration.uses.lookedFor(direction: direction, key: nil, origin: .sink(sink))
+            run = Run(
+                direction: direction, sink: sink, lookedFor: lookedFor, first: now, firstSeq: seq, firstPresses: count, last: now, lastSeq: seq,
+                presses: count, pressCount: 1)
+            // A key that looks for neither a hold nor a double: its press is a tap at once.
+            gestures += finish(at: now, force: false)
         }
         return (gestures, run.map { window(after: $0) })
     }
@@ -130,8 +169,8 @@ public struct GestureDetector: Hashable, Sendable {
         return (gestures, run.map { max(.zero, $0.last + window(after: $0) - now) })
     }
 
-    /// The server went away: no repeat can be seen, so a hold ends now. A lone press is no tap then: a
-    /// repeat that would have made it a hold may have been lost with the server.
+    /// The server went away: no repeat can be seen, so a hold ends now. A press not yet told is no tap
+    /// then: a repeat that would have made it a hold may have been lost with the server.
     public mutating func interrupt(at now: Duration) -> [Gesture] {
         finish(at: now, force: true).filter { $0.kind != .tap }
     }
@@ -141,21 +180,21 @@ public struct GestureDetector: Hashable, Sendable {
         guard let current = run, force || now - current.last >= window(after: current) else { return [] }
         run = nil
         if current.holding {
-            return [current.gesture(.holdEnd)]
+            return current.lookedFor.hold ? [current.gesture(.holdEnd)] : []
         }
-        if current.pressCount == 2, current.last - current.first <= thresholds.doubleWindow {
+        if current.pressCount == 2, current.lookedFor.double, current.last - current.first <= thresholds.doubleWindow {
             return [current.gesture(.double)]
         }
-        return current.pressCount == 1 ? [current.gesture(.tap)] : []
+        return current.taps
     }
 
     /// How long after a run's last press the next may come and still belong to it; past that the run
     /// is over. Held: three of its observed repeat periods, and no less than the longest period taken
-    /// for auto-repeat (jitter). After one press: the time a first repeat or a second press may take.
-    /// After two, not yet held: one repeat period.
+    /// for auto-repeat (jitter). After one press: the time a first repeat or a second press may take,
+    /// of those its key looks for. After two, not yet held: one repeat period.
     private func window(after run: Run) -> Duration {
         if run.holding, let period = run.period { return max(period * 3, thresholds.repeatPeriod) }
-        if run.pressCount == 1 { return thresholds.tapDelay(on: .sink) }
+        if run.pressCount == 1 { return thresholds.tapDelay(on: .sink, lookingFor: run.lookedFor) }
         return thresholds.repeatPeriod
     }
 }

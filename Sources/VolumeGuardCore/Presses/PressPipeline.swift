@@ -6,7 +6,8 @@ import GuardProtocol
 /// `since` replays) and the presses to the actions, the same for every source.
 ///
 /// The sink's presses have no ups, so `GestureDetector` guesses holds, double presses and taps from their
-/// timing; a device's keys go down and up, and `KeysDown` times those.
+/// timing; a device's keys go down and up, and `KeysDown` times those. Both look on each key for the
+/// gestures configured on it (`GestureUses`), and a tap waits for those only.
 public struct PressPipeline: Sendable {
     /// What to do with what the pipeline made.
     public enum Action: Hashable, Sendable {
@@ -28,12 +29,12 @@ public struct PressPipeline: Sendable {
     private var guessed: GestureDetector
     private var keysDown: KeysDown
 
-    /// When gestures are told: the same for both sources.
-    public var thresholds: GestureDetector.Thresholds { guessed.thresholds }
+    /// When gestures are told, and which each key looks for: the same for both sources.
+    public var gestures: GestureDetector.Configuration { guessed.configuration }
 
-    public init(thresholds: GestureDetector.Thresholds = .init()) {
-        guessed = GestureDetector(thresholds: thresholds)
-        keysDown = KeysDown(thresholds: thresholds)
+    public init(gestures: GestureDetector.Configuration = .init()) {
+        guessed = GestureDetector(configuration: gestures)
+        keysDown = KeysDown(configuration: gestures)
     }
 
     /// A press of the volume key `direction`, `count` key steps, seen on the sink named `sink` at `now`.
@@ -68,13 +69,13 @@ public struct PressPipeline: Sendable {
         guessed.interrupt(at: now).map(Action.gesture)
     }
 
-    /// New gesture thresholds: a hold guessed from the sink's presses ends at once, told as such; a
-    /// device's keys down keep their presses, and are judged by the new thresholds from their next down.
-    public mutating func reconfigure(_ thresholds: GestureDetector.Thresholds, at now: Duration) -> [Action] {
-        guard thresholds != guessed.thresholds else { return [] }
+    /// New gesture thresholds or uses: a hold guessed from the sink's presses ends at once, told as such;
+    /// a device's keys down keep their presses, and each key looks for the new uses from its next down.
+    public mutating func reconfigure(_ gestures: GestureDetector.Configuration, at now: Duration) -> [Action] {
+        guard gestures != guessed.configuration else { return [] }
         let ended = sinkInterrupted(at: now)
-        guessed = GestureDetector(thresholds: thresholds)
-        keysDown.thresholds = thresholds
+        guessed = GestureDetector(configuration: gestures)
+        keysDown.configuration = gestures
         return ended
     }
 

@@ -43,6 +43,28 @@ struct PressCounter: Hashable, Sendable {
     /// on: a reset written then would land among the program's steps and wipe out those before it.
     static let burstChanges = 3
 
+    /// How soon after a press that changed only the volume, or only the mute, a reading that changes only
+    /// the other is the rest of the same press. A desktop's key at or below one step sets 0 % and mutes
+    /// (mate-settings-daemon and GNOME; MATE's down above it unmutes, GNOME's up unmutes), as two
+    /// requests sent one after the other, and a desktop preempted between them lets the guard read the
+    /// sink in between: the second half would be a press the person never made. Longer than a busy
+    /// machine keeps a process from running (a few milliseconds); half the period of GNOME's key repeat
+    /// (30 ms), the fastest a desktop repeats by default, so that the next repeat is never taken for it.
+    static let halfPressWindow: Duration = .milliseconds(15)
+
+    /// What a press changed, when it changed one of the volume and the mute and not the other.
+    enum Half: Hashable, Sendable {
+        case volume
+        case mute
+    }
+
+    /// The last press counted: when, and which half of a desktop's key press it may have been.
+    private struct LastPress: Hashable, Sendable {
+        var time: Duration
+        /// What it changed alone, while the other half of the same key press may yet come.
+        var half: Half?
+    }
+
     /// What deferring the reset asks for, when the counter is asked whether it still defers it.
     enum BurstCheck: Hashable, Sendable {
         /// The burst may go on: look again after this long.
@@ -52,8 +74,7 @@ struct PressCounter: Hashable, Sendable {
     }
 
     private(set) var keyStep: KeyStep
-    /// When the last press was counted.
-    private var lastPress: Duration?
+    private var lastPress: LastPress?
     /// The run levels: the last `runLevelsKept` distinct levels (loudest channel) the held sink was read
     /// at in this run of presses, the latest last, the held level never among them. A client may still
     /// step from any of them (see `base`); a reading outside a run clears them.
@@ -93,6 +114,13 @@ struct PressCounter: Hashable, Sendable {
         var press: (direction: Direction, count: Int)?
         var step: UInt32?
         let loudest = level.volume.max
+        let half: Half? =
+            switch (loudest != seen.volume.max, level.muted != seen.muted) {
+            case (true, false): .volume
+            case (false, true): .mute
+            case (true, true), (false, false): nil
+            }
+        if completesLastPress(with: half, at: now) { return nil }
         let counted = base(for: loudest, seen: seen.volume.max, held: target.volume.max, inRun: run)
         let delta = counted.map { Int64(loudest) - Int64($0.level) } ?? 0
         if let counted, delta != 0 {
@@ -104,10 +132,10 @@ struct PressCounter: Hashable, Sendable {
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changes > 0 { burst = true }
-            press = record(delta > 0 ? .up : .down, count: count, at: now)
+            press = record(delta > 0 ? .up : .down, count: count, half: half, at: now)
         } else if level.muted != seen.muted {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
-            press = record(.mute, count: 1, at: now)
+            press = record(.mute, count: 1, half: half, at: now)
         }
         if burst, level != seen { isDeferringReset = true }
         // Where the program's next step would meet 0 % or 100 %, the burst is put back now: clients stop
@@ -116,6 +144,16 @@ struct PressCounter: Hashable, Sendable {
             isDeferringReset = false
         }
         return press
+    }
+
+    /// Whether a reading that changed only `half` is the rest of the last press, which changed only the
+    /// other half within `halfPressWindow`: then it is no press, and no third half completes it.
+    private mutating func completesLastPress(with half: Half?, at now: Duration) -> Bool {
+        guard let half, let last = lastPress, let lastHalf = last.half, lastHalf != half,
+            now - last.time < Self.halfPressWindow
+        else { return false }
+        lastPress?.half = nil
+        return true
     }
 
     /// Whether one more step of `step` from `level` going `direction` stays inside 0 % to 100 %.
@@ -143,7 +181,7 @@ struct PressCounter: Hashable, Sendable {
             isDeferringReset = false
             return .paused
         }
-        return .wait(lastPress + Self.burstQuiet - now)
+        return .wait(lastPress.time + Self.burstQuiet - now)
     }
 
     /// No sink is held any more: its run levels and its burst count for nothing.
@@ -188,12 +226,12 @@ struct PressCounter: Hashable, Sendable {
         return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
-    private mutating func record(_ direction: Direction, count: Int, at now: Duration) -> (direction: Direction, count: Int) {
-        lastPress = now
+    private mutating func record(_ direction: Direction, count: Int, half: Half?, at now: Duration) -> (direction: Direction, count: Int) {
+        lastPress = LastPress(time: now, half: half)
         return (direction, count)
     }
 
     private func pressCame(within span: Duration, at now: Duration) -> Bool {
-        lastPress.map { now - $0 < span } ?? false
+        lastPress.map { now - $0.time < span } ?? false
     }
 }

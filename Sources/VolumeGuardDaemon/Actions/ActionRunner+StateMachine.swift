@@ -147,23 +147,27 @@ extension ActionRunner {
         var running: Int { records.values.count(where: \.isRunning) }
 
         /// The configured actions, as a status reply reports them, with the delay of those on taps as
-        /// `thresholds` make it, from each of `sources` they hear.
-        func report(thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> [ActionMessage] {
+        /// `gestures` make it, from each of `sources` they hear.
+        func report(gestures: GestureDetector.Configuration, sources: SourceSelection) -> [ActionMessage] {
             zip(identities, actions).map { identity, action in
                 let record = records[identity] ?? Record()
                 return ActionMessage(
                     name: action.name, gesture: action.gesture == .press ? nil : action.gesture,
-                    tapDelay: action.gesture == .tap ? Self.tapDelay(of: action, thresholds: thresholds, sources: sources) : nil,
+                    tapDelay: action.gesture == .tap ? Self.tapDelay(of: action, gestures: gestures, sources: sources) : nil,
                     runs: record.runs, dropped: record.dropped, last: Self.message(record.life))
             }
         }
 
-        private static func tapDelay(of action: Action, thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> TapDelayMessage {
+        /// How long a tap of `action`'s keys waits, at the longest, from each source it hears: for what
+        /// the actions on those keys look for.
+        private static func tapDelay(of action: Action, gestures: GestureDetector.Configuration, sources: SourceSelection) -> TapDelayMessage {
+            let lookedFor = gestures.uses.lookedFor(overlapping: action.presses)
             func milliseconds(_ source: Source) -> Int? {
                 guard sources.takes(source), action.source ?? source == source else { return nil }
-                return Int(thresholds.tapDelay(on: source) / .milliseconds(1))
+                return Int(gestures.thresholds.tapDelay(on: source, lookingFor: lookedFor) / .milliseconds(1))
             }
-            return TapDelayMessage(input: milliseconds(.input), sink: milliseconds(.sink))
+            let input = milliseconds(.input)
+            return TapDelayMessage(input: input, sink: milliseconds(.sink), release: input != nil && lookedFor.hold ? true : nil)
         }
 
         private static func message(_ life: Life) -> ActionRunMessage? {

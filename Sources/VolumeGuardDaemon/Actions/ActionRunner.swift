@@ -46,8 +46,8 @@ final class ActionRunner: Service, Sendable, CustomStringConvertible {
 
     /// The configured actions for a status reply, their counts and last runs, and what a tap costs as
     /// `thresholds` make it, from the `sources` presses come from; nil when there are none.
-    func report(thresholds: GestureDetector.Thresholds, sources: SourceSelection) -> [ActionMessage]? {
-        state.withLockedValue { $0.actions.isEmpty ? nil : $0.report(thresholds: thresholds, sources: sources) }
+    func report(gestures: GestureDetector.Configuration, sources: SourceSelection) -> [ActionMessage]? {
+        state.withLockedValue { $0.actions.isEmpty ? nil : $0.report(gestures: gestures, sources: sources) }
     }
 
     /// Starts the actions `trigger` calls for, or drops them; returns at once.

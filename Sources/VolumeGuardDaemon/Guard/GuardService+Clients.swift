@@ -28,7 +28,7 @@ extension GuardService {
     /// Applies a reloaded configuration: mode, actions and the core's settings take effect at once.
     func reload(_ new: DaemonConfiguration) {
         actions.replace(new.actions)
-        handle(.reconfigure(new.core, new.gestures, new.mode))
+        handle(.reconfigure(new.core, new.gestureDetection, new.mode))
     }
 
     func status(id: RequestID?) -> StatusMessage {
@@ -52,7 +52,7 @@ extension GuardService {
             },
             source: configuration.source.rawValue,
             devices: deviceMessages,
-            actions: actions.report(thresholds: machine.pipeline.thresholds, sources: configuration.source)
+            actions: actions.report(gestures: machine.pipeline.gestures, sources: configuration.source)
         )
     }
 

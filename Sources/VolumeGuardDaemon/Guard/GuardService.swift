@@ -8,9 +8,10 @@ import VolumeGuardCore
 ///
 /// It runs on libpulse's mainloop (`PulseMainloop`), as its executor, and so do the connection and the
 /// device nodes' watches: a server event, a reply or a key event reaches the guard inside the mainloop's
-/// callback, in order, and becomes one input of the machine. Every input takes the same turn (`handle`):
-/// the machine returns effects, the shell performs them, and what comes of them (a node opened, a
-/// subscriber cut loose) is queued as the next input, never fed while the machine is still in a turn.
+/// callback, in order, and becomes one input of the machine. Every input takes the same turn (`handle`,
+/// on the core's `MachineLoop`): the machine returns effects, the shell performs them, and what comes of
+/// them (a node opened, a subscriber cut loose) is queued as the next input, never fed while the machine
+/// is still in a turn.
 /// Clients' requests (pause, resume, subscribing, status, a reload) are calls into the actor, so the
 /// machine sees one ordered history.
 ///
@@ -22,10 +23,9 @@ actor GuardService: Service, CustomStringConvertible {
     /// As the daemon started: the socket, server, history length and sources are not changed by a reload.
     let configuration: DaemonConfiguration
     let logger: Logger
-    var machine: GuardMachine
-    /// Inputs that came while the machine was in a turn, taken in order once it is done.
-    private var pending: [GuardMachine.Input] = []
-    private var inTurn = false
+    /// The machine, fed one input at a time (`handle`).
+    private let loop: MachineLoop
+    var machine: GuardMachine { loop.machine }
     /// The input devices' open nodes and the directory watch.
     var deviceFiles = DeviceFiles()
     /// The current attempt's connection, once it has connected.
@@ -56,7 +56,18 @@ actor GuardService: Service, CustomStringConvertible {
     ) {
         var remembered: [String: SinkLevel] = [:]
         do {
-            remembered = try record.load()
+            switch try record.load() {
+            case .levels(let levels):
+                remembered = levels
+            case .damaged(let damage, .success(let aside)):
+                logger.warning(
+                    "the record of original levels \(damage), so it is not trusted; set aside, starting without it",
+                    metadata: ["path": "\(record.path)", "renamed": "\(aside)"])
+            case .damaged(let damage, .failure(let failure)):
+                logger.warning(
+                    "the record of original levels \(damage), so it is not trusted; starting without it, and it could not be set aside",
+                    metadata: ["path": "\(record.path)", "error": "\(failure)"])
+            }
         } catch {
             logger.warning("cannot read the record of original levels; starting without it", metadata: ["path": "\(record.path)", "error": "\(error)"])
         }
@@ -65,7 +76,7 @@ actor GuardService: Service, CustomStringConvertible {
         }
         self.configuration = configuration
         self.logger = logger
-        self.machine = GuardMachine(configuration: GuardMachine.Configuration(configuration), remembered: remembered)
+        self.loop = MachineLoop(GuardMachine(configuration: GuardMachine.Configuration(configuration), remembered: remembered))
         self.record = record
         self.actions = actions
         self.notifier = notifier
@@ -116,17 +127,10 @@ actor GuardService: Service, CustomStringConvertible {
     /// Feeds the machine `input` and performs what it returns; what comes of that is fed in turn, in
     /// order, once the machine is done with `input`.
     func handle(_ input: GuardMachine.Input) {
-        pending.append(input)
-        guard !inTurn else { return }
-        inTurn = true
-        while !pending.isEmpty {
-            let next = pending.removeFirst()
-            logger.trace("input", metadata: ["input": "\(next)"])
-            for effect in machine.handle(next, at: now) {
-                perform(effect)
-            }
+        loop.handle(input, at: { now }, taking: { logger.trace("input", metadata: ["input": "\($0)"]) }) { effect in
+            perform(effect)
+            return []
         }
-        inTurn = false
     }
 
     /// Runs `body` in the guard when `due` (on the guard's clock) comes: a timer of the mainloop the guard
@@ -147,7 +151,7 @@ actor GuardService: Service, CustomStringConvertible {
 extension GuardMachine.Configuration {
     init(_ configuration: DaemonConfiguration) {
         self.init(
-            core: configuration.core, source: configuration.source, input: configuration.input, gestures: configuration.gestures,
+            core: configuration.core, source: configuration.source, input: configuration.input, gestures: configuration.gestureDetection,
             mode: configuration.mode)
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 import FoundationEssentials
 import Glibc
 import GuardSettings
@@ -8,9 +9,9 @@ import VolumeGuardCore
 ///
 /// The daemon changes a sink's volume (the clamp, every reset); if it dies without restoring (SIGKILL,
 /// power loss), the next start would take the held level for the user's own. With this record it
-/// restores the real one. Written atomically and durably (a temporary file synced, then renamed over
-/// the record, and the directory synced) before the first write to a sink; removed once every sink has
-/// been given back.
+/// restores the real one. Written durably (`DurableFile.replace`) before the first write to a sink;
+/// removed once every sink has been given back. A file at its path that is no record (a power cut's
+/// zeros, say) is set aside at start, never trusted.
 ///
 /// There is one record per control socket: one daemon serves a socket, so two daemons (a second one
 /// guarding a Bluetooth remote's sink, say) never overwrite each other's record.
@@ -38,62 +39,110 @@ public struct OriginalsRecord: Sendable {
     /// The most a record may hold: a few dozen bytes a sink. A larger file is no record this daemon wrote.
     static let sizeLimit = 1 << 20
 
-    /// The recorded levels; empty when there is no record.
-    func load() throws -> [String: SinkLevel] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        guard size <= Self.sizeLimit else { throw Failure(operation: "read", path: path, code: Errno.fileTooLarge) }
-        return try Self.levels(in: Data(contentsOf: URL(filePath: path)))
+    /// What the record holds at start.
+    enum Found: Equatable {
+        /// The recorded levels; empty when there is no record.
+        case levels([String: SinkLevel])
+        /// A file that is no record: never trusted, and set aside (renamed, so that nothing of it is lost,
+        /// and the next save starts afresh) unless that failed too.
+        case damaged(Damage, setAside: Result<String, DurableFile.Failure>)
     }
 
-    /// The levels a record's bytes hold. A crash can leave anything in the file: what is not JSON is an
-    /// error, and a sink whose level no audio server could have (no channels, more than libpulse's 32,
+    /// What makes a file no record, in the words of the log.
+    package enum Damage: Error, Equatable, CustomStringConvertible {
+        case notAFile
+        case tooLarge(Int)
+        case empty
+        /// Only zeros: what a power cut during a write can leave (ext4's delayed allocation).
+        case zeros(Int)
+        case notJSON
+        case wrongShape
+
+        package var description: String {
+            switch self {
+            case .notAFile: "is not a regular file"
+            case .tooLarge(let size): "is \(size) bytes, more than any record holds (\(OriginalsRecord.sizeLimit))"
+            case .empty: "is empty"
+            case .zeros(let size): "is \(size) zero bytes, as a power cut during a write can leave a file"
+            case .notJSON: "is not JSON"
+            case .wrongShape: "is JSON but not a record of levels (an object of sinks, each with `volume` and `muted`)"
+            }
+        }
+    }
+
+    /// What the file holds; one that is not a record is set aside. Throws when it cannot be read.
+    func load() throws(Failure) -> Found {
+        guard let contents = try Self.contents(of: path) else { return .levels([:]) }
+        do throws(Damage) {
+            return .levels(try Self.levels(in: contents.get()))
+        } catch {
+            return .damaged(error, setAside: Result { () throws(DurableFile.Failure) in try DurableFile.setAside(path) })
+        }
+    }
+
+    /// The file's bytes, up to one past `sizeLimit`, or why it is no file to read; nil when there is none.
+    /// Opened nonblocking and checked before it is read, so that a FIFO at the path cannot hang the start.
+    private static func contents(of path: String) throws(Failure) -> Result<[UInt8], Damage>? {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
+        } catch Errno.noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw Failure(operation: "read", path: path, code: error)
+        }
+        defer { try? file.close() }
+        var info = stat()
+        guard fstat(file.rawValue, &info) == 0 else { throw Failure(operation: "read", path: path, code: Errno(rawValue: errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notAFile) }
+        guard info.st_size <= sizeLimit else { return .failure(.tooLarge(Int(info.st_size))) }
+        var bytes = [UInt8](repeating: 0, count: sizeLimit + 1)
+        var count = 0
+        while count < bytes.count {
+            let read: Int
+            do {
+                read = try bytes.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+            } catch {
+                throw Failure(operation: "read", path: path, code: error)
+            }
+            if read == 0 { break }
+            count += read
+        }
+        return .success(Array(bytes[..<count]))
+    }
+
+    /// The levels a record's bytes hold. A crash can leave anything in the file: what is not a record is
+    /// `Damage`, and a sink whose level no audio server could have (no channels, more than libpulse's 32,
     /// a value past its maximum) is left out, so that nothing read here is ever written to a sink.
-    package static func levels(in data: Data) throws -> [String: SinkLevel] {
-        try JSONDecoder().decode([String: Entry].self, from: data).compactMapValues { entry in
+    package static func levels(in bytes: [UInt8]) throws(Damage) -> [String: SinkLevel] {
+        guard bytes.count <= sizeLimit else { throw .tooLarge(bytes.count) }
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.contains(where: { $0 != 0 }) else { throw .zeros(bytes.count) }
+        let entries: [String: Entry]
+        do {
+            entries = try JSONDecoder().decode([String: Entry].self, from: Data(bytes))
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw .notJSON
+        } catch {
+            throw .wrongShape
+        }
+        return entries.compactMapValues { entry in
             SinkVolume(validating: entry.volume).map { SinkLevel(volume: $0, muted: entry.muted) }
         }
     }
 
-    /// Replaces the record; an empty one removes the file.
+    /// Replaces the record, durably (`DurableFile.replace`); an empty one removes the file.
     func save(_ originals: [String: SinkLevel]) throws {
-        let directory = URL(filePath: path).deletingLastPathComponent().path
         guard !originals.isEmpty else {
             guard unlink(path) == 0 || errno == ENOENT else { throw Failure(operation: "remove", path: path, code: Errno(rawValue: errno)) }
             return
         }
+        let directory = URL(filePath: path).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let entries = originals.mapValues { Entry(volume: $0.volume.channels, muted: $0.muted) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let temporary = path + ".new"
-        try write(encoder.encode(entries), to: temporary)
-        guard rename(temporary, path) == 0 else { throw Failure(operation: "rename", path: temporary, code: Errno(rawValue: errno)) }
-        // The rename itself survives a power loss only once the directory is on disk.
-        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
-    }
-
-    /// Writes `data` to a new file at `path` (mode 0600) and syncs it to disk.
-    private func write(_ data: Data, to path: String) throws {
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor.open(
-                path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerRead, .ownerWrite]
-            )
-        } catch {
-            throw Failure(operation: "create", path: path, code: error)
-        }
-        defer { try? file.close() }
-        do {
-            _ = try file.writeAll(data)
-        } catch {
-            throw Failure(operation: "write", path: path, code: error)
-        }
-        guard fsync(file.rawValue) == 0 else { throw Failure(operation: "sync", path: path, code: Errno(rawValue: errno)) }
+        let entries = originals.mapValues { Entry(volume: $0.volume.channels, muted: $0.muted) }
+        try DurableFile.replace(path, with: Array(encoder.encode(entries)), permissions: 0o600)
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -3,7 +3,8 @@ PyPI) loads it through its entry point and runs under Xvfb with a fake camera (f
 real daemon on a private PulseAudio server (clients/python/tests/fixtures.py). A volume-up press made with
 pactl takes a picture, a volume-down press is pibooth's print button and takes none, and after the daemon is
 restarted a press takes a picture again, with the client's lines for the loss and the reconnection. With one
-button for both, a tap of volume up takes a picture and a hold of it prints. Xvfb,
+button for both, a tap of volume up takes a picture and a hold of it prints, and with the double among the
+capture button's names a guest's double press takes one picture. Xvfb,
 the server or pibooth failing to start fails the test: nothing is skipped.
 
 Run by scripts/test with the venv it makes from requirements.txt beside this file:
@@ -249,6 +250,20 @@ socket = {self.daemon.socket_path}
         self.assertEqual(self.log.count("fake camera: capture"), 1)
         self.assertEqual(self.log.count("the print button, while waiting"), 1, "a tap is no print")
         self.assertRegex(self.log, r"volume-guard: tap tap:up \(seq \d+\) is the capture button")
+
+    def test_one_button_a_double_press_takes_one_photo(self) -> None:
+        # The daemon has no [[action]]: every gesture is looked for, and two quick presses are a double.
+        self.start_pibooth("capture = tap:up, double:up\nprint = hold_start:up")
+        self.wait_until_following()
+        self.press("+5%")
+        time.sleep(0.15)
+        self.press("+5%")
+        self.wait_for(lambda: len(self.photos()) == 1, "no picture for a double press")
+        self.wait_for(lambda: self.log.count("fake camera: pibooth waits") == 2, "pibooth did not wait again")
+        time.sleep(2)  # were the double two captures, or a print, pibooth would have started it by now
+        self.assertEqual(self.log.count("fake camera: capture"), 1, self.log)
+        self.assertNotIn("the print button, while waiting", self.log)
+        self.assertRegex(self.log, r"volume-guard: double double:up \(seq \d+\) is the capture button")
 
 
 class InstallTest(unittest.TestCase):

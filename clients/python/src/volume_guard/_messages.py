@@ -79,6 +79,8 @@ class TapDelay(TypedDict):
 
     input: NotRequired[int]
     sink: NotRequired[int]
+    release: NotRequired[bool]
+    """True when on a device it waits for the key's release too: a hold is looked for on its keys."""
 
 
 class ActionReport(TypedDict):
@@ -88,7 +90,7 @@ class ActionReport(TypedDict):
     gesture: NotRequired[Literal["tap", "hold", "double"]]
     """The gesture of its key it runs on; absent when it runs on every press."""
     tap_delay_ms: NotRequired[TapDelay]
-    """For an action on taps: the wait until no second press can make the press a double."""
+    """For an action on taps: the wait until no gesture looked for on its keys can still claim the press."""
     runs: int
     """Its starts since the daemon started."""
     dropped: int
