@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "DurableFiles", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // SO_PEERCRED's `struct ucred`, which does not import into Swift.
         .target(name: "CPeerCredentials"),
+        // A child run as another user: fork, the user's groups and ids, exec (`learn` under sudo).
+        .target(name: "CUserSpawn"),
         // The evdev ioctls, whose request numbers are macros that do not import into Swift.
         .target(name: "CEvdev"),
         // An action's command spawned in a session of its own: glibc's flags for it do not import into Swift.
@@ -110,6 +112,7 @@ let package = Package(
         .target(
             name: "GuardConfig",
             dependencies: [
+                "CUserSpawn",
                 "GuardSettings",
                 "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -131,6 +134,8 @@ let package = Package(
                 "VolumeGuardClient",
                 "VolumeGuardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // NIOThreadPool, where learn's poll(2) waits.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [
@@ -194,7 +199,7 @@ let package = Package(
         ),
         // The setup commands' decisions (`learn`'s, `doctor`'s diagnosis fed facts), with no device, server or daemon.
         .testTarget(
-            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
+            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardConfig", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,17 +1,32 @@
+import CUserSpawn
 import Glibc
 import GuardSettings
 import SystemPackage
 
 /// One run of a child: `input` written to its standard input, its standard output and error read
 /// together, its answer (when it has a channel for one) read apart, its end; killed past its deadline.
-/// The config file's parser runs in one (`ConfigFile.parseInChild`), and `doctor` asks systemctl and
-/// gsettings in one, each bounded.
+/// The config file's parser runs in one (`ConfigFile.parseInChild`), `doctor` asks systemctl and
+/// gsettings in one, each bounded, and `learn` under sudo reads and writes the user's files in one run as
+/// the user.
 ///
 /// Everything is bounded by the one deadline: writing the input as much as reading, so that a child that
 /// neither reads nor ends cannot hold the parent. The input goes through a socket, written with
 /// `MSG_NOSIGNAL`: a child that ends before it has read it all is an error of the write (EPIPE), not a
 /// SIGPIPE that would end the parent (the daemon, on a reload).
 package struct ChildRun {
+    /// Whom a child runs as, when not as this process: a user's ids and every group of theirs.
+    package struct User: Sendable {
+        package var uid: uid_t
+        package var gid: gid_t
+        package var groups: [gid_t]
+
+        package init(uid: uid_t, gid: gid_t, groups: [gid_t]) {
+            self.uid = uid
+            self.gid = gid
+            self.groups = groups
+        }
+    }
+
     package enum End: Equatable, Sendable {
         case exited(Int32)
         case signaled(Int32)
@@ -28,24 +43,20 @@ package struct ChildRun {
     /// Runs `executable` (a path: no search of PATH) with `arguments`, which begin with the program's name
     /// (`argv[0]`), and `environment` (`NAME=value`), until it ends or `deadline` has passed. With an
     /// `answerDescriptor`, the child has that descriptor open on a pipe of its own for its answer, which
-    /// nothing else it runs (the loader, a library) writes to as they may to standard error.
+    /// nothing else it runs (the loader, a library) writes to as they may to standard error. As `user`
+    /// when given.
     package init(
-        executable: String, arguments: [String], input: [UInt8] = [], environment: [String], deadline: Duration,
+        executable: String, arguments: [String], input: [UInt8] = [], environment: [String], as user: User? = nil, deadline: Duration,
         answerDescriptor: Int32? = nil
     ) throws(Errno) {
         let deadline = ContinuousClock.now + deadline
         var channels = try Channels(answer: answerDescriptor != nil)
         defer { channels.closeAll() }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, channels.childInput, 0)
-        posix_spawn_file_actions_adddup2(&actions, channels.childOutput, 1)
-        posix_spawn_file_actions_adddup2(&actions, channels.childOutput, 2)
-        if let answerDescriptor { posix_spawn_file_actions_adddup2(&actions, channels.childAnswer, answerDescriptor) }
         var pid: pid_t = 0
         let spawned = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+            withCStrings(environment) { envp in
+                Self.spawn(&pid, executable, argv, envp, channels, answerDescriptor: answerDescriptor ?? -1, as: user)
+            }
         }
         channels.closeChildEnds()
         guard spawned == 0 else { throw Errno(rawValue: spawned) }
@@ -59,6 +70,33 @@ package struct ChildRun {
         guard end != .timedOut else { return }
         // WIFEXITED and friends are macros: the low seven bits are the signal, 0 for an exit.
         end = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+    }
+}
+
+extension ChildRun {
+    /// Starts the child with `channels`' ends as its standard input, output and error and its answer's
+    /// descriptor: posix_spawn, or, to run it as `user`, `user_spawn`'s fork, change of user and exec.
+    /// Returns 0 or an errno.
+    fileprivate static func spawn(
+        _ pid: inout pid_t, _ executable: String, _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?],
+        _ channels: Channels, answerDescriptor: Int32, as user: User?
+    ) -> Int32 {
+        if let user {
+            pid = user.groups.withUnsafeBufferPointer { groups in
+                user_spawn(
+                    executable, argv, envp, channels.childInput, channels.childOutput, channels.childAnswer, answerDescriptor, user.uid,
+                    user.gid, groups.baseAddress, groups.count)
+            }
+            return pid < 0 ? errno : 0
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, channels.childInput, 0)
+        posix_spawn_file_actions_adddup2(&actions, channels.childOutput, 1)
+        posix_spawn_file_actions_adddup2(&actions, channels.childOutput, 2)
+        if answerDescriptor >= 0 { posix_spawn_file_actions_adddup2(&actions, channels.childAnswer, answerDescriptor) }
+        return posix_spawn(&pid, executable, &actions, nil, argv, envp)
     }
 }
 

@@ -1,4 +1,5 @@
 import Glibc
+import GuardSettings
 import SystemPackage
 
 /// Reading the config file's bytes, so that no file can hang the reader or fill its memory.
@@ -10,6 +11,23 @@ extension ConfigFile {
         /// Again, on a reload: only a regular file (or `/dev/null`), which reads the same every time. A
         /// pipe read at start has nothing left to give, and a FIFO or a device could block forever.
         case reload
+        /// Before `learn --write` replaces it: only a regular file, the one kind that a new file can take
+        /// the place of.
+        case edit
+    }
+
+    /// The bytes of the file at `path` as `occasion` reads them (`contents(of:on:)`); nil when there is
+    /// none, unless it is `required`. A file that cannot be read, or is not one to read, is a `ConfigError`.
+    public static func bytes(at path: String, on occasion: Occasion, required: Bool = false) throws(ConfigError) -> [UInt8]? {
+        do {
+            return try contents(of: path, on: occasion)
+        } catch Errno.noSuchFileOrDirectory where !required {
+            return nil
+        } catch let refusal as Refusal {
+            throw ConfigError(path: path, message: "\(refusal)")
+        } catch {
+            throw ConfigError(path: path, message: "cannot be read: \(error)")
+        }
     }
 
     /// The most a config file may hold. A config is a few kB; this is room for any real one, and no
@@ -27,6 +45,7 @@ extension ConfigFile {
         defer { try? file.close() }
         var info = stat()
         guard fstat(file.rawValue, &info) == 0 else { throw Errno(rawValue: errno) }
+        if occasion == .edit && info.st_mode & S_IFMT != S_IFREG { throw Refusal.notReplaceable }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             guard info.st_size <= sizeLimit else { throw Refusal.tooLarge(size: Int(info.st_size)) }
@@ -57,6 +76,7 @@ extension ConfigFile {
         case pipeOnReload
         case pipeNeverEnded
         case notAFile
+        case notReplaceable
 
         var description: String {
             switch self {
@@ -68,6 +88,8 @@ extension ConfigFile {
                 "is a pipe that did not end within \(ConfigFile.pipeDeadline.components.seconds) s"
             case .notAFile:
                 "is not a regular file (of the devices, only /dev/null is read)"
+            case .notReplaceable:
+                "is not a regular file, so learn does not replace it: give learn a regular file, or none, with --config"
             }
         }
     }

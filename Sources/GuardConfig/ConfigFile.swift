@@ -32,16 +32,7 @@ public struct ConfigFile: Sendable {
     /// one that cannot be read, is not one to read (`contents(of:on:)`), holds what no text does
     /// (`text(of:path:)`) or is wrong, a `ConfigError`. An empty file (`/dev/null`) sets nothing.
     public func read(_ occasion: Occasion = .start) throws(ConfigError) -> Options {
-        let bytes: [UInt8]
-        do {
-            bytes = try Self.contents(of: path, on: occasion)
-        } catch Errno.noSuchFileOrDirectory where !required {
-            return Options()
-        } catch let refusal as Refusal {
-            throw ConfigError(path: path, message: "\(refusal)")
-        } catch {
-            throw ConfigError(path: path, message: "cannot be read: \(error)")
-        }
+        guard let bytes = try Self.bytes(at: path, on: occasion, required: required) else { return Options() }
         return try parse(text: Self.text(of: bytes, path: path))
     }
 

@@ -2,8 +2,8 @@
 /// goes wrong, but not where a well-formed key with a bad value or an unknown name was written.
 ///
 /// A light reading of the text that is right for what config files hold: keys at the start of a line
-/// (bare or quoted, possibly dotted), `[table]` and `[[array]]` headers. A line inside a multi-line
-/// string that looks like a key can mislead it; the worst outcome is a wrong line number.
+/// (bare or quoted, possibly dotted), `[table]` and `[[array]]` headers, on the lines that begin a
+/// statement (`TOMLPrescan.statementStarts`): a line inside a multi-line string is the string's.
 struct ConfigLines {
     /// Where a key lives: at the top of the file, or in the n-th (1-based) `[[name]]` element.
     enum Table: Hashable {
@@ -22,7 +22,8 @@ struct ConfigLines {
     private let lines: [Line]
 
     init(_ text: String) {
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(Self.classify)
+        let starts = TOMLPrescan.statementStarts(text)
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { starts[$0.offset] ? Self.classify($0.element) : .other }
     }
 
     /// The 1-based line where `key` is set in `table`; for a key that is a table of its own, the line

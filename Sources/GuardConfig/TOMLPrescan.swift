@@ -35,6 +35,21 @@ enum TOMLPrescan {
         return nil
     }
 
+    /// For each line of `text` (as split at `\n`), whether it begins a statement: not inside a string
+    /// or a value an earlier line left open. Only such a line is a key or a header; `ConfigEdit` edits
+    /// no other, so that a line in a multi-line string that looks like a key is never rewritten.
+    static func statementStarts(_ text: String) -> [Bool] {
+        var scanner = Scanner(limit: .max)
+        var starts = [true]
+        for byte in text.utf8 {
+            scanner.take(byte)
+            guard byte == UInt8(ascii: "\n") else { continue }
+            let inString = if case .string = scanner.token { true } else { false }
+            if !inString, case .statementStart = scanner.place { starts.append(true) } else { starts.append(false) }
+        }
+        return starts
+    }
+
     private struct Scanner {
         /// Where the scanner is in the text.
         enum Place {

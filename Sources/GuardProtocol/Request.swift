@@ -20,13 +20,19 @@ public struct Request: Hashable, Sendable {
     public var gestures: Bool?
     /// For `subscribe`: whether state lines are wanted besides presses; nil means yes.
     public var states: Bool?
+    /// For `pause`: whether the pause lasts only while this connection is open (or until its own `resume`
+    /// with the field); for `resume`: whether it ends only this connection's pause. Nil means no.
+    public var whileConnected: Bool?
 
-    public init(_ command: Command, id: RequestID? = nil, since: UInt64? = nil, gestures: Bool? = nil, states: Bool? = nil) {
+    public init(
+        _ command: Command, id: RequestID? = nil, since: UInt64? = nil, gestures: Bool? = nil, states: Bool? = nil, whileConnected: Bool? = nil
+    ) {
         self.command = command
         self.id = id
         self.since = since
         self.gestures = gestures
         self.states = states
+        self.whileConnected = whileConnected
     }
 }
 
@@ -60,6 +66,7 @@ extension Request: Codable {
         case since
         case gestures
         case states
+        case whileConnected = "while_connected"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +85,7 @@ extension Request: Codable {
         }
         self.gestures = try fields.decodeIfPresent(Bool.self, forKey: .gestures)
         self.states = try fields.decodeIfPresent(Bool.self, forKey: .states)
+        self.whileConnected = try fields.decodeIfPresent(Bool.self, forKey: .whileConnected)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -87,5 +95,6 @@ extension Request: Codable {
         try fields.encodeIfPresent(since, forKey: .since)
         try fields.encodeIfPresent(gestures, forKey: .gestures)
         try fields.encodeIfPresent(states, forKey: .states)
+        try fields.encodeIfPresent(whileConnected, forKey: .whileConnected)
     }
 }

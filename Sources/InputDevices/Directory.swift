@@ -16,21 +16,34 @@ package enum Directory {
         return names
     }
 
-    /// A small file's text, read to its end: sysfs files report a size of 4096, whatever they hold.
+    /// A small regular file's text, read to its end: sysfs files report a size of 4096, whatever they hold.
+    /// Nil for anything else, and for more than `sizeLimit` bytes: run as root (`doctor`, `learn`), a FIFO
+    /// or `/dev/zero` at the path must neither hang the reader nor fill its memory.
     package static func contents(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Nonblocking: a FIFO's open would wait for a writer.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            errno = EINVAL
+            return nil
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
+        while bytes.count <= sizeLimit {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { return nil }
             if count == 0 { return String(decoding: bytes, as: UTF8.self) }
             bytes += chunk[..<count]
         }
+        errno = EFBIG
+        return nil
     }
+
+    /// The most `contents` reads: a sysfs or /proc file holds a page at most, a udev rule file a few kB.
+    package static let sizeLimit = 64 * 1024
 
     /// Where the symbolic link at `path` points, as written in the link; nil for anything else.
     package static func linkTarget(_ path: String) -> String? {

@@ -65,6 +65,18 @@ struct LearningTests {
         #expect(quick.deadline == .seconds(2))
     }
 
+    @Test("The listening sleeps until the next moment due: a key held since the open, else the end")
+    mutating func wakeUp() {
+        #expect(learning.wakeUp == .seconds(60), "nothing held: the first wait's end")
+        _ = learning.handle(.keyDownAtOpen(Present.consumer, key: 115), at: .seconds(1))
+        #expect(learning.wakeUp == .milliseconds(1_500), "when the key held since the open counts")
+        _ = learning.handle(.tick, at: .milliseconds(1_500))
+        #expect(learning.wakeUp == .milliseconds(6_500), "learned: the wait for another key")
+        var counted = Learning(limits: .init(first: .seconds(60), next: .seconds(5), count: 1))
+        _ = counted.handle(.keyDown(Present.consumer, key: 115), at: .seconds(1))
+        #expect(counted.wakeUp == .seconds(2), "--count reached: once the desktop's change would have come")
+    }
+
     @Test("A mouse's buttons are never learned; a remote's keys are")
     mutating func buttons() {
         #expect(learning.handle(.keyDown(Present.mouse, key: 0x110), at: .seconds(1)).isEmpty)

@@ -12,6 +12,17 @@ struct RequestDecoderTests {
         #expect(try decode(#"{"id":"a-1","cmd":"ping"}"#).get().id == .text("a-1"))
     }
 
+    @Test("A pause or resume says whether it is this connection's own")
+    func whileConnected() throws {
+        #expect(try decode(#"{"cmd":"pause","while_connected":true}"#).get() == Request(.pause, whileConnected: true))
+        #expect(try decode(#"{"cmd":"resume","while_connected":false}"#).get().whileConnected == false)
+        guard case .failure(let error) = decode(#"{"cmd":"pause","while_connected":"yes"}"#) else {
+            Issue.record("a while_connected that is not true or false was accepted")
+            return
+        }
+        #expect(error.code == .invalidField)
+    }
+
     @Test("Unknown fields are ignored, so newer clients can talk to this daemon")
     func unknownFields() throws {
         #expect(try decode(#"{"cmd":"status","colour":"blue"}"#).get() == Request(.status))

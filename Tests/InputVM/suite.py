@@ -15,7 +15,7 @@ and no audio server anywhere in the guest, for most scenarios; one with `--sourc
 PulseAudio; one in `while-subscribed` mode; and one that `volume-guard doctor` examines, stopped and started.
 
 The rig and the run are here; the scenarios are in input_daemon (with input_presses and input_devices),
-both_daemon, learn_command, while_subscribed and doctor_command, beside what they share in helpers and devices_command.
+both_daemon, learn_command, learn_hostile, while_subscribed and doctor_command, beside what they share in helpers and devices_command.
 """
 
 import argparse
@@ -30,6 +30,7 @@ from harness import REPOSITORY, SCRATCH, WAIT, Account, Checks, executable
 from helpers import latencies
 from input_daemon import InputDaemonScenarios
 from learn_command import learn_command
+from learn_hostile import learn_hostile
 from remote import Reader, Remote
 from while_subscribed import while_subscribed_daemon
 
@@ -90,6 +91,7 @@ def main() -> int:
     InputDaemonScenarios(checks, binary, arguments.release).run()
     both_daemon(checks, binary)
     learn_command(checks, binary)
+    learn_hostile(checks, binary)
     while_subscribed_daemon(checks, binary)
     doctor_daemon(checks, binary)
     if latencies:

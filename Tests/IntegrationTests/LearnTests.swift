@@ -45,4 +45,31 @@ struct LearnTests {
         #expect(try server.isMuted("guard_a") == false)
         #expect(try await daemon.status().presses.mute == 0, "learn's own change is no press of the daemon's")
     }
+
+    @Test("A learn killed while it listens leaves the daemon guarding: its pause ends with its connection", arguments: AudioServer.Kind.underTest)
+    func killedWhileListening(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let daemon = try await Daemon(on: server)
+        let learn = try BackgroundCommand(
+            [Daemon.binary, "learn", "--config", configPath(), "--socket", daemon.socketPath], environment: server.environment)
+        #expect(await eventually { learn.output.contains("paused while listening") }, "\(learn.output)")
+        #expect(try await daemon.status().state == .paused)
+        learn.send(SIGKILL)
+        #expect(learn.wait() == SIGKILL)
+        #expect(try await eventually { try await daemon.status().state == .guarding })
+    }
+
+    @Test("A learn whose terminal hangs up resumes the daemon and writes nothing", arguments: AudioServer.Kind.underTest)
+    func hungUp(kind: AudioServer.Kind) async throws {
+        let server = try AudioServer(kind)
+        let daemon = try await Daemon(on: server)
+        let config = configPath()
+        let learn = try BackgroundCommand(
+            [Daemon.binary, "learn", "--write", "--config", config, "--socket", daemon.socketPath], environment: server.environment)
+        #expect(await eventually { learn.output.contains("Press the button") }, "\(learn.output)")
+        learn.send(SIGHUP)
+        #expect(learn.wait() == 130, "\(learn.output)")
+        #expect(try await daemon.status().state == .guarding, "resumed before learn ended")
+        #expect(!FileManager.default.fileExists(atPath: config))
+    }
 }

@@ -51,13 +51,68 @@ struct ConfigEditTests {
         #expect(ConfigEdit.setting(settings, in: "") == "source = \"input\"\ndevices = [\"2a:07:98:10:34:9c\"]\n")
     }
 
-    @Test("A table is added at the end, after an empty line")
+    static let mark = "# learn's"
+    static let action: [(key: String, value: String)] = [("on", "\"up\""), ("run", ConfigEdit.list(["gphoto2", "--capture-image"]))]
+
+    @Test("A marked table is added at the end, after an empty line")
     func appends() {
-        let action: [(key: String, value: String)] = [("on", "\"up\""), ("run", ConfigEdit.list(["gphoto2", "--capture-image"]))]
         #expect(
-            ConfigEdit.appending(table: "action", action, to: "source = \"input\"")
-                == "source = \"input\"\n\n[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
-        #expect(ConfigEdit.appending(table: "action", action, to: "") == "[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
+            ConfigEdit.placing(table: "action", marked: Self.mark, Self.action, in: "source = \"input\"")
+                == "source = \"input\"\n\n# learn's\n[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
+        #expect(
+            ConfigEdit.placing(table: "action", marked: Self.mark, Self.action, in: "")
+                == "# learn's\n[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n")
+    }
+
+    @Test("A marked table placed again replaces the first, however its user changed it, and every other line stays")
+    func replacesMarkedTable() {
+        let text = """
+            source = "input"
+
+            # learn's
+            [[action]]
+            on = "down"
+            run = ["/usr/bin/edited-by-hand"]
+            cooldown = 5
+
+            # My own.
+            [[action]]
+            run = ["/usr/bin/true"]
+
+            """
+        let placed = ConfigEdit.placing(table: "action", marked: Self.mark, Self.action, in: text)
+        #expect(
+            placed == """
+                source = "input"
+
+                # learn's
+                [[action]]
+                on = "up"
+                run = ["gphoto2", "--capture-image"]
+
+                # My own.
+                [[action]]
+                run = ["/usr/bin/true"]
+
+                """)
+        #expect(ConfigEdit.placing(table: "action", marked: Self.mark, Self.action, in: placed) == placed, "placed twice: one table")
+    }
+
+    @Test("A table whose mark its user removed is theirs: another is added")
+    func unmarkedTableKept() {
+        let text = "[[action]]\non = \"up\"\nrun = [\"gphoto2\", \"--capture-image\"]\n"
+        #expect(ConfigEdit.placing(table: "action", marked: Self.mark, Self.action, in: text) == text + "\n# learn's\n" + text)
+    }
+
+    @Test("A line inside a multi-line string is never edited, even where it reads as a key")
+    func multiLineStrings() {
+        let text = "sink = \"\"\"\nsource = \"input\"\n\"\"\"\n[[action]]\nrun = ['''\n# learn's\n[[action]]\n''']\n"
+        #expect(
+            ConfigEdit.setting([("source", "\"sink\"")], in: text)
+                == "sink = \"\"\"\nsource = \"input\"\n\"\"\"\nsource = \"sink\"\n[[action]]\nrun = ['''\n# learn's\n[[action]]\n''']\n")
+        #expect(
+            ConfigEdit.placing(table: "action", marked: Self.mark, [("run", "[]")], in: text) == text + "\n# learn's\n[[action]]\nrun = []\n",
+            "a mark inside a string is no mark")
     }
 
     @Test("Strings are TOML's: quotes, backslashes and control characters escaped")

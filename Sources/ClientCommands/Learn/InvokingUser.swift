@@ -4,8 +4,9 @@ import GuardConfig
 import InputDevices
 
 /// The user whom `learn` sets up the booth for: whoever runs it, or, run with sudo, the user who ran sudo
-/// (`SUDO_UID`): that user's config file, socket, audio server and service, files owned by that user. A
-/// fresh Raspberry Pi's remote is readable by root alone, so `sudo volume-guard learn` is the usual way in.
+/// (`SUDO_UID`): that user's config file, socket, audio server and service; the user's files are read and
+/// written as the user (`UserFiles`). A fresh Raspberry Pi's remote is readable by root alone, so
+/// `sudo volume-guard learn` is the usual way in.
 struct InvokingUser {
     var name: String
     var uid: uid_t
@@ -36,10 +37,29 @@ struct InvokingUser {
         own["USER"] = name
         own["XDG_RUNTIME_DIR"] = "/run/user/\(uid)"
         own["PULSE_SERVER"] = "unix:/run/user/\(uid)/pulse/native"
-        // PulseAudio asks for the user's cookie; PipeWire's server needs none.
-        if access("\(home)/.config/pulse/cookie", R_OK) == 0 { own["PULSE_COOKIE"] = "\(home)/.config/pulse/cookie" }
         return own
     }
+
+    /// The user's PulseAudio cookie, for root's libpulse to show the user's server, as a path that names
+    /// the file opened here (`/proc/self/fd/N`); nil when there is none to trust. PipeWire's server needs none.
+    ///
+    /// libpulse would open `PULSE_COOKIE` as root and send what it read to the server, the user's: a
+    /// cookie that is a symlink to a file of root's would hand the user its first bytes. So only a regular
+    /// file the user owns, of a cookie's size, opened without following a symlink or waiting on a FIFO.
+    func cookie() -> String? {
+        let file = open("\(home)/.config/pulse/cookie", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        var info = stat()
+        guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == uid, info.st_size <= Self.cookieSize else {
+            close(file)
+            return nil
+        }
+        // Left open for libpulse, which opens it by this name for as long as learn listens.
+        return "/proc/self/fd/\(file)"
+    }
+
+    /// PulseAudio's cookie is 256 bytes.
+    static let cookieSize = 256
 
     /// Whether the user has an active session on a seat now (a desktop, a kiosk's login): else the
     /// service starts at boot only with lingering, and a udev rule gives the remote to the user's group.
@@ -60,9 +80,15 @@ struct InvokingUser {
         return BoundedRun(["/usr/sbin/runuser", "-u", name, "--", "/usr/bin/test", "-r", node], environment: [:]).succeeded
     }
 
-    /// Makes `path` the user's when this process is root working for the user: a file it wrote in the
-    /// user's home.
-    func own(_ path: String) {
-        if isSudo { _ = chown(path, uid, gid) }
+    /// Whom a child runs as to be this user: the user's ids and every group the user is in (the group
+    /// database's, as a login gives them).
+    var account: ChildRun.User {
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        while getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count) + 1)
+            count = Int32(groups.count)
+        }
+        return ChildRun.User(uid: uid, gid: gid, groups: Array(groups.prefix(Int(count))))
     }
 }

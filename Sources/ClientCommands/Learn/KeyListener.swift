@@ -8,7 +8,7 @@ import VolumeGuardCore
 ///
 /// Devices come and go while it listens: a Bluetooth remote asleep connects at its first press, on new
 /// nodes, so `rescan` opens those (when `/dev/input` says so) and forgets the gone. Reading is nonblocking:
-/// `learn` looks every few milliseconds, between which the event loop does the rest.
+/// `learn` reads when poll(2) says a device has something (`descriptors`, `Wakeup`).
 struct KeyListener {
     /// The devices open, by node.
     private(set) var open: [String: (file: EvdevFile, info: InputDeviceInfo)] = [:]
@@ -60,6 +60,9 @@ struct KeyListener {
         }
         return keys
     }
+
+    /// The open devices' descriptors, for poll(2).
+    var descriptors: [Int32] { open.values.map(\.file.descriptor) }
 
     func close() {
         for device in open.values { device.file.close() }

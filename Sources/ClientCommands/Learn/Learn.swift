@@ -20,7 +20,7 @@ public struct Learn: AsyncParsableCommand {
         discussion: """
             It listens on every input device with keys that it can read, without grabbing any, and, where an audio server \
             answers, watches the default sink (a change there is put straight back). A fresh Raspberry Pi's remote is readable by \
-            root alone: run it with sudo, and it sets up the user who ran sudo (that user's config file, owned by that user). \
+            root alone: run it with sudo, and it sets up the user who ran sudo (that user's config file, read and written as that user). \
             It waits --timeout seconds for the first key, then --next seconds after each new key for another (a remote with two \
             buttons, a second key for a second action); --count ends it after that many keys. A running daemon is paused while it \
             listens, so that it does not hold the remote, and resumed after.
@@ -29,7 +29,8 @@ public struct Learn: AsyncParsableCommand {
             daemon grabs the remote: no desktop needed, no volume popup), "sink" when only the sink changed. A device is named by \
             the most specific match that survives a reconnect: its Bluetooth address, else its name, its by-id link, its ids.
             --write sets source, devices and keys in the config file and keeps every other line and comment (with a command after \
-            --, it also adds an [[action]] that runs it on a press of the first key learned, with a cooldown of a second); the old file is kept \
+            --, it also adds an [[action]] that runs it on a press of the first key learned, with a cooldown of a second, in place of the one an \
+            earlier learn wrote); the file keeps its mode and owner (a symlink stays one: its target is written); the old file is kept \
             as FILE.bak (or .bak.1, …), and the result is checked as `volume-guard config` checks it: a result with a mistake is \
             not written. Then it prints the commands still to run: the udev rule when the user cannot read the remote, lingering \
             when the user has no seat, and the service. --setup writes and runs them (it asks for sudo once when not root).
@@ -72,10 +73,11 @@ public struct Learn: AsyncParsableCommand {
         let user = InvokingUser.current()
         let environment = user.environment()
         // libpulse reads the cookie's path from the process's own environment: the user's, under sudo.
-        if user.isSudo, let cookie = environment["PULSE_COOKIE"] { setenv("PULSE_COOKIE", cookie, 1) }
+        if user.isSudo { if let cookie = user.cookie() { setenv("PULSE_COOKIE", cookie, 1) } else { unsetenv("PULSE_COOKIE") } }
         // A file named with --config may not exist yet either: learn makes it.
         let file = socket.configFile.file(environment: environment, required: false)
-        let options = try exitingOnMistake { () throws(ConfigError) in try file.read() }
+        let files = UserFiles(file: file, user: user)
+        let options = try exitingOnMistake { () throws(ConfigError) in try files.read() }
         let socketPath = socket.path(options: options, environment: environment)
         let limits = Learning.Limits(first: .seconds(timeout), next: .seconds(next), count: count)
         let listening = Listening(limits: limits, socketPath: socketPath, server: options.server ?? environment["PULSE_SERVER"])
@@ -92,19 +94,13 @@ public struct Learn: AsyncParsableCommand {
         let report = LearnReport(learned: learned, learning: heard.learning, sinkWatched: heard.sinkWatched, root: getuid() == 0)
         for line in report.lines { printLine(line) }
         let written = write || setup || !command.isEmpty
-        printLine("\nFor \(file.path):")
-        for (key, value) in learned.settings { printLine("  \(key) = \(value)") }
         let action = command.isEmpty ? nil : learned.action(running: command)
-        if let action {
-            printLine("  [[action]]")
-            for (key, value) in action { printLine("  \(key) = \(value)") }
-        }
+        let plan = LearnPlan(
+            path: file.path, settings: learned.settings, action: action, writes: written, named: socket.configFile.config, root: getuid() == 0)
+        for line in plan.settingLines { printLine(line) }
         if written {
-            let backup = try exitingOnMistake { () throws(ConfigError) in try ConfigWriter(file: file, user: user).write(learned.settings, action: action) }
+            let backup = try exitingOnMistake { () throws(ConfigError) in try files.write(learned.settings, action: action) }
             printLine("Written, and checked as `volume-guard config` checks it" + (backup.map { "; the old file is \($0)" } ?? "") + ".")
-        } else {
-            let named = socket.configFile.config.map { " --config \(LearnSteps.shellQuoted($0))" } ?? ""
-            printLine("To write them: \(getuid() == 0 ? "sudo " : "")volume-guard learn --write\(named)")
         }
         let facts = LearnSteps.Facts(
             user: user.name, source: learned.source, devices: learned.devices.map(\.match.description),
@@ -115,12 +111,7 @@ public struct Learn: AsyncParsableCommand {
             let matches = learned.devices.map(\.match)
             if !SetupRunner(user: user, matches: matches, present: heard.present).run(steps, facts) { throw ExitCode.failure }
         } else {
-            printLine("\nThen, as \(user.name):")
-            for step in steps {
-                let (why, command) = LearnSteps.text(step, facts)
-                printLine("  \(command)\n      # \(why)")
-            }
-            printLine("(`sudo volume-guard learn --setup` writes the file and does these.)")
+            for line in LearnPlan.stepLines(steps, facts) { printLine(line) }
         }
     }
 

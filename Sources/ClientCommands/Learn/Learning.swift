@@ -141,6 +141,14 @@ struct Learning {
         lastNew.map { $0 + max(limits.next, Self.echoWindow) } ?? limits.first
     }
 
+    /// The next moment something is due with no input, measured from the start: a key down at the open
+    /// counts, or learning ends. The listening sleeps until then at most.
+    var wakeUp: Duration {
+        var moments = [deadline] + downAtOpen.values.map { $0.since + Self.heldAtOpen }
+        if let count = limits.count, learned.count + sinkAlone.count >= count, let lastNew { moments.append(lastNew + Self.echoWindow) }
+        return moments.min() ?? deadline
+    }
+
     /// Whether learning is over at `now`: the deadline passed, or `count` keys are learned and the last one's
     /// `echoWindow` passed.
     func isOver(at now: Duration) -> Bool {

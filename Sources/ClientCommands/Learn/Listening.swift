@@ -23,19 +23,20 @@ struct Listening {
         var daemonRunning: Bool
         /// What to try when nothing was heard.
         var hints: [String]
-        /// Whether Ctrl-C ended it.
+        /// Whether a signal (Ctrl-C, a hang-up) ended it.
         var interrupted: Bool
     }
 
-    /// How often the devices are read.
-    static let readInterval: Duration = .milliseconds(20)
     /// How often the devices are looked for anew when `/dev/input` cannot be watched (no inotify instance
     /// left): a remote that comes is then opened up to this late.
     static let scanInterval: Duration = .seconds(1)
-    /// Set by SIGINT or SIGTERM.
+    /// Set by the signals that end the listening (`endingSignals`).
     private static let interrupted = Atomic<Bool>(false)
 
     func run() async -> Heard {
+        let wakeup = Wakeup()
+        // Before the pause: a signal from then on ends the listening, and the daemon is resumed.
+        Self.trapInterrupts(true)
         let daemon = await DaemonPause.pause(at: socketPath)
         // Watched before the first scan, so that no device comes between the two unseen.
         var watch = try? DirectoryWatch()
@@ -43,7 +44,7 @@ struct Listening {
         var keys = KeyListener()
         var inputs = keys.rescan(present, listening: false)
         let sink = await SinkListener.start(server: server)
-        let changes = Changes()
+        let changes = Changes(wakeup: wakeup)
         // Everything is listening before the user is asked to press.
         let count = keys.open.count
         printLine("Listening to \(count) device\(count == 1 ? "" : "s") with keys for up to \(format(limits.first)); Ctrl-C ends.")
@@ -59,7 +60,6 @@ struct Listening {
         }
         printLine("Press the button on your remote.")
         var learning = Learning(limits: limits)
-        Self.trapInterrupts()
         await withTaskGroup(of: Void.self) { group in
             if case .success(let sink) = sink { group.addTask { await sink.watch { direction in changes.append(direction) } } }
             let clock = ContinuousClock()
@@ -74,7 +74,10 @@ struct Listening {
                     inputs = keys.rescan(present, listening: true)
                     scanned = clock.now
                 }
-                try? await Task.sleep(for: Self.readInterval)
+                // Until a device or the watch has something, the sink changes, a signal comes, or a moment is due.
+                let rescan = watch == nil ? scanned - start + Self.scanInterval : learning.wakeUp
+                let descriptors = keys.descriptors + (watch.map { [$0.descriptor] } ?? [])
+                await wakeup.wait(for: descriptors, timeout: min(learning.wakeUp, rescan) - (clock.now - start))
             }
             group.cancelAll()
         }
@@ -83,13 +86,21 @@ struct Listening {
         watch?.close()
         if case .success(let sink) = sink { await sink.close() }
         await daemon.resume()
-        var hints: [String] = []
-        if present.isEmpty { hints.append("no input device with keys is present: pair the remote and connect it (`bluetoothctl connect ADDRESS`)") }
-        if !keys.unreadable.isEmpty && getuid() != 0 { hints.append("this user cannot read \(keys.unreadable.count) of them: `sudo volume-guard learn`") }
-        if daemon.heldDevices { hints.append("the daemon was paused, but another program may hold the remote: `volume-guard devices` says") }
+        Self.trapInterrupts(false)
+        let hints = Self.hints(present: present.count, unreadable: keys.unreadable.count, root: getuid() == 0, daemonHeld: daemon.heldDevices)
         return Heard(
             learning: learning, present: present, sinkWatched: (try? sink.get()) != nil, daemonRunning: daemon.running, hints: hints,
             interrupted: Self.interrupted.load(ordering: .relaxed))
+    }
+
+    /// What to try when nothing was heard, given how many devices with keys were `present`, how many of
+    /// them this user could not read (`unreadable`), whether it is `root`, and whether the daemon held devices.
+    static func hints(present: Int, unreadable: Int, root: Bool, daemonHeld: Bool) -> [String] {
+        var hints: [String] = []
+        if present == 0 { hints.append("no input device with keys is present: pair the remote and connect it (`bluetoothctl connect ADDRESS`)") }
+        if unreadable > 0 && !root { hints.append("this user cannot read \(unreadable) of them: `sudo volume-guard learn`") }
+        if daemonHeld { hints.append("the daemon was paused, but another program may hold the remote: `volume-guard devices` says") }
+        return hints
     }
 
     /// Prints what an input taught, as it happens.
@@ -113,20 +124,42 @@ struct Listening {
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
-    /// Ctrl-C (and a TERM) end the listening, not the process: the daemon is resumed first.
-    private static func trapInterrupts() {
-        for signal in [SIGINT, SIGTERM] {
-            Glibc.signal(signal) { _ in Listening.interrupted.store(true, ordering: .relaxed) }
+    /// The signals that end the listening rather than the process, so that the daemon is resumed first:
+    /// Ctrl-C, a TERM, the terminal gone (an SSH session dropped) and Ctrl-\.
+    static let endingSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    /// Makes `endingSignals` end the listening (`trapped`), or the process again, as by default. They
+    /// are unblocked too: a program that started learn with them blocked would otherwise keep them from it.
+    private static func trapInterrupts(_ trapped: Bool) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in endingSignals {
+            sigaddset(&set, signal)
+            if trapped {
+                Glibc.signal(signal) { _ in
+                    Listening.interrupted.store(true, ordering: .relaxed)
+                    Wakeup.ringFromSignal()
+                }
+            } else {
+                Glibc.signal(signal, SIG_DFL)
+            }
         }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 
-/// The sink's changes, from the sink's task to the listening loop.
+/// The sink's changes, from the sink's task to the listening loop, which each wakes.
 private final class Changes: Sendable {
     private let directions = Mutex<[Direction]>([])
+    private let wakeup: Wakeup
+
+    init(wakeup: Wakeup) {
+        self.wakeup = wakeup
+    }
 
     func append(_ direction: Direction) {
         directions.withLock { $0.append(direction) }
+        wakeup.ring()
     }
 
     func take() -> [Direction] {
@@ -134,50 +167,5 @@ private final class Changes: Sendable {
             defer { taken = [] }
             return taken
         }
-    }
-}
-
-/// The running daemon as `learn` found it, and what learn did to it: paused while learn listens so that it
-/// lets the remote go, and resumed after; left alone when it is paused already (by a client, or waiting for a
-/// subscriber). Every request is bounded: a daemon that accepts and never answers does not hang learn.
-enum DaemonPause {
-    /// No daemon answered.
-    case absent
-    /// It runs, and was paused already: left as it was.
-    case leftAlone(heldDevices: Bool)
-    /// learn paused it, and resumes it.
-    case pausedHere(socketPath: String, heldDevices: Bool)
-
-    /// How long a request may take, as `doctor`'s.
-    static let patience = DoctorFacts.patience
-
-    /// Pauses the daemon at `socketPath` if one answers and guards.
-    static func pause(at socketPath: String) async -> DaemonPause {
-        let client = GuardClient(socketPath: socketPath)
-        guard case .success(.status(let status))? = await withinDeadline(patience, { try await client.request(Request(.status)) }) else {
-            return .absent
-        }
-        let held = status.devices?.contains { $0.state == .grabbed } ?? false
-        guard status.state != .paused, case .success(.ack)? = await withinDeadline(patience, { try await client.request(Request(.pause)) })
-        else { return .leftAlone(heldDevices: held) }
-        return .pausedHere(socketPath: socketPath, heldDevices: held)
-    }
-
-    var running: Bool {
-        if case .absent = self { false } else { true }
-    }
-
-    var heldDevices: Bool {
-        switch self {
-        case .absent: false
-        case .leftAlone(let held), .pausedHere(_, let held): held
-        }
-    }
-
-    func resume() async {
-        guard case .pausedHere(let socketPath, _) = self else { return }
-        let reply = await withinDeadline(Self.patience) { try await GuardClient(socketPath: socketPath).request(Request(.resume)) }
-        if case .success(.ack)? = reply { return }
-        printError("volume-guard: the daemon did not resume; `volume-guard resume` asks again")
     }
 }

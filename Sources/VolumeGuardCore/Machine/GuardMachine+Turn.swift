@@ -64,10 +64,9 @@ extension GuardMachine {
         case .subscribers(let count):
             subscribers = count
         case .clientPaused(let paused, let waiter):
-            if let decision = policy.handle(.clientPaused(paused)) { queue.append(.decided(decision)) }
-            guard !lifecycle.hasEnded else { return effects.append(.answer(waiter: waiter)) }
-            settling.add(waiter, paused: paused)
-            effects.append(.settleDeadline(waiter: waiter, at: now + Settling.wait))
+            wish(.clientPaused(paused), paused: paused, waiter: waiter, at: now)
+        case .pauseHeld(let paused, let holder, let waiter):
+            wish(.held(paused, by: holder), paused: paused, waiter: waiter, at: now)
         case .settleDeadline(let waiter):
             if settling.remove(waiter) { effects.append(.answer(waiter: waiter)) }
         case .reconfigure(let core, let gestures, let mode):
@@ -174,6 +173,15 @@ extension GuardMachine {
         if let decision = policy.handle(.subscribed(subscribers > 0)) { queue.append(.decided(decision)) }
         for waiter in settling.settled(where: hasSettled(paused:)) { effects.append(.answer(waiter: waiter)) }
         if case .stopping = lifecycle.state, core.allGivenBack { queue.append(.lifecycle(.givenBack)) }
+    }
+
+    /// Tells the policy a client's wish; `waiter`, if any, is answered once the guard has acted on it.
+    private mutating func wish(_ event: PausePolicy.Event, paused: Bool, waiter: Int?, at now: Duration) {
+        if let decision = policy.handle(event) { queue.append(.decided(decision)) }
+        guard let waiter else { return }
+        guard !lifecycle.hasEnded else { return effects.append(.answer(waiter: waiter)) }
+        settling.add(waiter, paused: paused)
+        effects.append(.settleDeadline(waiter: waiter, at: now + Settling.wait))
     }
 
     /// Whether the guard has acted on a client's pause (every sink given back) or resume (no longer

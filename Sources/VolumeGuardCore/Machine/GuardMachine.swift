@@ -60,6 +60,9 @@ public struct GuardMachine: Sendable {
         case subscribers(Int)
         /// A client asked for a pause (true) or a resume, and waits, as `waiter`, for the guard to act on it.
         case clientPaused(Bool, waiter: Int)
+        /// Connection `holder` holds a pause (true) while it is open, or lets its own go (false); `waiter`
+        /// waits for the guard to act on it, nil when the connection has closed.
+        case pauseHeld(Bool, holder: Int, waiter: Int?)
         /// The wait of `waiter` is over, whether or not the guard acted on its wish.
         case settleDeadline(waiter: Int)
         /// A reloaded configuration: the core's settings, the gestures' thresholds and uses, and the mode.

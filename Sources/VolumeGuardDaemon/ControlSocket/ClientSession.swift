@@ -1,23 +1,29 @@
 import GuardProtocol
 import NIOCore
+import Synchronization
 
 /// One client on the control socket: reads request lines, answers each, and (once subscribed) forwards
 /// presses. Replies and presses share the client's bounded queue, so a client that stops reading is cut
-/// loose without holding anyone up.
+/// loose without holding anyone up. A pause it asked for `while_connected` ends when it goes away.
 struct ClientSession {
     let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let guardService: GuardService
+    /// This connection's number, which names the pause it may hold.
+    let number: Int
     private let decoder = RequestDecoder()
+    private static let connections = Atomic<Int>(0)
 
     init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, guardService: GuardService) {
         self.client = client
         self.guardService = guardService
+        self.number = Self.connections.add(1, ordering: .relaxed).newValue
     }
 
     func run() async {
         let queue = ClientQueue(channel: client.channel, capacity: guardService.clientQueueCapacity)
+        var holdsPause = false
         try? await client.executeThenClose { inbound, _ in
-            if await serve(inbound, replyingTo: queue) {
+            if await serve(inbound, replyingTo: queue, holdsPause: &holdsPause) {
                 // A subscriber that only half-closed (`echo '{"cmd":"subscribe"}' | nc -U`) keeps
                 // receiving presses until it goes away.
                 await queue.untilClosed()
@@ -27,10 +33,11 @@ struct ClientSession {
             }
         }
         await guardService.unsubscribe(queue)
+        if holdsPause { await guardService.holderLeft(number) }
     }
 
     /// Answers request lines until the client stops sending; returns whether it subscribed.
-    private func serve(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, replyingTo queue: ClientQueue) async -> Bool {
+    private func serve(_ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, replyingTo queue: ClientQueue, holdsPause: inout Bool) async -> Bool {
         var subscribed = false
         do {
             for try await line in inbound {
@@ -39,6 +46,7 @@ struct ClientSession {
                     queue.send(ByteBuffer(line: ErrorMessage(error)))
                 case .success(let request):
                     subscribed = subscribed || request.command == .subscribe
+                    if request.whileConnected == true, [.pause, .resume].contains(request.command) { holdsPause = request.command == .pause }
                     if let reply = await reply(to: request, queue: queue) { queue.send(reply) }
                 }
             }
@@ -62,7 +70,12 @@ struct ClientSession {
         case .status:
             return ByteBuffer(line: await guardService.status(id: request.id))
         case .pause, .resume:
-            await guardService.set(paused: request.command == .pause)
+            let paused = request.command == .pause
+            if request.whileConnected == true {
+                await guardService.hold(paused: paused, holder: number)
+            } else {
+                await guardService.set(paused: paused)
+            }
             return ByteBuffer(line: AckMessage(type: request.command == .pause ? "paused" : "resumed", id: request.id))
         case .ping:
             return ByteBuffer(line: AckMessage(type: "pong", id: request.id))

@@ -3,15 +3,21 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SystemPackage
 
 /// The control socket: a Unix-domain socket speaking newline-delimited JSON to any number of clients.
 struct ControlServer: Service, CustomStringConvertible {
     enum StartError: Error, CustomStringConvertible {
         case alreadyRunning(String)
         case notASocket(String)
+        case unsafeDirectory(String)
 
         var description: String {
             switch self {
+            case .unsafeDirectory(let directory):
+                "the socket's directory \(directory) is another user's, or others may write to it, so they could replace the socket; "
+                    + "give --socket a path in a directory of this user's alone (the default is in $XDG_RUNTIME_DIR)"
+
             case .alreadyRunning(let path): "another volume-guard is already serving \(path)"
             case .notASocket(let path): "\(path) exists and is not a socket; refusing to replace it"
             }
@@ -87,6 +93,8 @@ struct ControlServer: Service, CustomStringConvertible {
     /// Binds the socket, mode 0600 from the start. A live socket means another daemon: refuse. A stale
     /// one, left by a killed daemon, is replaced; anything that is not a socket is left alone.
     private static func bind(_ path: String) async throws -> Server {
+        let directory = FilePath(path).removingLastComponent().string
+        guard isSafe(directory: directory.isEmpty ? "." : directory) else { throw StartError.unsafeDirectory(directory) }
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else { throw StartError.notASocket(path) }
@@ -95,6 +103,17 @@ struct ControlServer: Service, CustomStringConvertible {
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
         return try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: client)
+    }
+
+    /// Whether only this user (or root) can put another file in place of the socket in `directory`: it is
+    /// this user's or root's, and no one else may write to it, unless it is sticky (`/tmp`), where a file
+    /// is removed by its owner alone. A `/tmp/volume-guard-UID` made by another user first is refused.
+    private static func isSafe(directory: String) -> Bool {
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return false }
+        let owned = info.st_uid == getuid() || info.st_uid == 0
+        let othersWrite = info.st_mode & (S_IWGRP | S_IWOTH) != 0 && info.st_mode & S_ISVTX == 0
+        return owned && !othersWrite
     }
 
     /// Serves an inherited listening socket. SwiftNIO listens on an adopted socket again, with its default

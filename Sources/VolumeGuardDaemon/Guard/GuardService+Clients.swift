@@ -60,10 +60,26 @@ extension GuardService {
     /// guard has acted on it: a pause once the sink has been given its level back (read back), a resume
     /// once the sink is held again; or after a wait at most (the server may be gone).
     func set(paused: Bool) async {
+        await settled { .clientPaused(paused, waiter: $0) }
+    }
+
+    /// Pauses (true) while the connection numbered `holder` is open, or lets its own pause go (its
+    /// `resume` with `while_connected`); returns as `set(paused:)` does.
+    func hold(paused: Bool, holder: Int) async {
+        await settled { .pauseHeld(paused, holder: holder, waiter: $0) }
+    }
+
+    /// Ends the pause that the connection numbered `holder` held: it has closed.
+    func holderLeft(_ holder: Int) {
+        handle(.pauseHeld(false, holder: holder, waiter: nil))
+    }
+
+    /// Hands the machine `input`, made with a new waiter's number, and returns once that waiter is answered.
+    private func settled(_ input: (Int) -> GuardMachine.Input) async {
         await withCheckedContinuation { reply in
             lastWaiter += 1
             waiters[lastWaiter] = reply
-            handle(.clientPaused(paused, waiter: lastWaiter))
+            handle(input(lastWaiter))
         }
     }
 }

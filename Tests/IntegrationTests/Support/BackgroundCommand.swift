@@ -27,6 +27,11 @@ final class BackgroundCommand: @unchecked Sendable {
     /// Killed outright: a child of the test process starts with most signals blocked, SIGTERM too.
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
+    /// Sends it `signal`.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
     /// Everything it printed so far.
     var output: String { collected.text }
 
