@@ -44,9 +44,8 @@ extension CountingSimulation {
             clientSends(id, .volume(to, by: id, .step(direction)))
         case .muteToggle:
             clientSends(id, .mute(!read.muted, by: id))
-        case .desktopKey(let direction, let volumeFirst):
-            var writes = desktopKeyWrites(direction, from: read, by: id)
-            if volumeFirst { writes.reverse() }
+        case .desktopKey(let direction):
+            let writes = desktopKeyWrites(direction, from: read, by: id)
             guard let first = writes.first else {
                 // The key changes nothing from what the desktop read (muted at 0 %): no request, no event.
                 scheduleNextStep(id)

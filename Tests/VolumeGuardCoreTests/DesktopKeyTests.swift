@@ -21,9 +21,9 @@ struct DesktopKeyTests {
     }
 
     /// Holds the down key for 20 repeats, 40 ms apart (X's default rate), its timer now and then late, at a
-    /// sink whose user level is 0 %, `muted` or not; the desktop sends the volume first when `volumeFirst`.
+    /// sink whose user level is 0 %, `muted` or not.
     static func holdDown(
-        on kind: ServerKind, seed: UInt64, volumeFirst: Bool, muted: Bool, latencies: ServerLatencies
+        on kind: ServerKind, seed: UInt64, muted: Bool, latencies: ServerLatencies
     ) -> CountingSimulation {
         let sim = CountingSimulation(kind: kind, seed: seed, step: step, held: 0, keyStep: step, latencies: latencies)
         sim.muted = muted
@@ -32,23 +32,21 @@ struct DesktopKeyTests {
         let steps = (0..<20).map { _ in
             ClientPlan.Step(readToSet: random.int(30...300), next: ClientModel.lateness(&random), secondWrite: gap(&random))
         }
-        sim.add(ClientPlan(kind: .desktopKey(.down, volumeFirst: volumeFirst), start: 50_000, steps: steps, interval: 40_000))
+        sim.add(ClientPlan(kind: .desktopKey(.down), start: 50_000, steps: steps, interval: 40_000))
         sim.run()
         return sim
     }
 
-    /// Holds the down key on a `kind` server for each seed, with each order of the two requests, the user's
+    /// Holds the down key on a `kind` server for each seed, the user's
     /// level unmuted and muted, and hands each run to `judge`, naming it in failures.
     static func judge(on kind: ServerKind, latencies: ServerLatencies, seeds: Range<UInt64>, _ judge: (CountingSimulation, Bool) -> Bool) {
         for seed in seeds {
-            for volumeFirst in [false, true] {
-                for muted in [false, true] {
-                    let sim = Self.holdDown(on: kind, seed: seed, volumeFirst: volumeFirst, muted: muted, latencies: latencies)
-                    if !judge(sim, muted) {
-                        Issue.record(
-                            "seed \(seed)\(volumeFirst ? ", volume first" : "")\(muted ? ", muted" : ""): \(sim.counted) for \(sim.clients[0].pressesSent) presses, left at \(sim.volume)\(sim.muted ? " muted" : "")"
-                        )
-                    }
+            for muted in [false, true] {
+                let sim = Self.holdDown(on: kind, seed: seed, muted: muted, latencies: latencies)
+                if !judge(sim, muted) {
+                    Issue.record(
+                        "seed \(seed)\(muted ? ", muted" : ""): \(sim.counted) for \(sim.clients[0].pressesSent) presses, left at \(sim.volume)\(sim.muted ? " muted" : "")"
+                    )
                 }
             }
         }

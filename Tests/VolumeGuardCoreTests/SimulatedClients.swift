@@ -65,9 +65,10 @@ struct ClientPlan: CustomStringConvertible {
         /// A desktop's volume key (mate-settings-daemon): from the level it read, a down press at or below
         /// one step sets 0 % and mutes, and above it steps down and unmutes; an up press unmutes a muted
         /// sink (from silence to one step) or steps up to 100 %. What changes it sets as two requests, the
-        /// mute first unless `volumeFirst`, the second `Step.secondWrite` after the first. Its key repeats
-        /// at the plan's interval, never waiting for acks.
-        case desktopKey(Direction, volumeFirst: Bool)
+        /// the mute first (as mate-settings-daemon, gnome-settings-daemon and cinnamon-settings-daemon
+        /// do), the second `Step.secondWrite` after the first. Its key repeats at the plan's interval,
+        /// never waiting for acks.
+        case desktopKey(Direction)
 
         var description: String {
             switch self {
@@ -75,7 +76,7 @@ struct ClientPlan: CustomStringConvertible {
             case .serverSide(let direction): "serverSide(\(direction))"
             case .absolute(let levels): "absolute(\(levels))"
             case .muteToggle(let waits): "muteToggle\(waits ? "" : "(no ack wait)")"
-            case .desktopKey(let direction, let volumeFirst): "desktopKey(\(direction)\(volumeFirst ? ", volume first" : ""))"
+            case .desktopKey(let direction): "desktopKey(\(direction))"
             }
         }
     }

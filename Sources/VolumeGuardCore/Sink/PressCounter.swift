@@ -43,8 +43,8 @@ struct PressCounter: Hashable, Sendable {
     /// on: a reset written then would land among the program's steps and wipe out those before it.
     static let burstChanges = 3
 
-    /// How soon after a change of the mute alone, or of the volume alone, a change of the other alone is
-    /// the rest of the same key press. A desktop's key at or below one step sets 0 % and mutes
+    /// How soon after a change of the mute alone a change of the volume alone is the rest of the same
+    /// key press. A desktop's key at or below one step sets 0 % and mutes
     /// (mate-settings-daemon and GNOME; MATE's down above it unmutes, GNOME's up unmutes), as two
     /// requests sent one after the other, the mute first, and a desktop preempted between them lets the
     /// guard read the sink in between: the second half would be a press the person never made, and the
@@ -71,20 +71,13 @@ struct PressCounter: Hashable, Sendable {
     /// The press a mute held back is, once it goes out on its own.
     static let mutePress = (direction: Direction.mute, count: 1)
 
-    /// The last press counted: when, and whether the mute half of the same key press may yet come.
-    private struct LastPress: Hashable, Sendable {
-        var time: Duration
-        /// It changed the volume alone (a desktop that sends the volume first).
-        var changedVolumeAlone = false
-    }
-
     /// A press that changed only the mute, not reported yet: the volume half of the same key press may
     /// come within `halfPressWindow`, and the two are then one volume press.
     private struct HeldMute: Hashable, Sendable {
         var time: Duration
         /// The last press before it: the volume half is counted after this one, as a reading that showed
         /// both halves at once would be.
-        var before: LastPress?
+        var before: Duration?
 
         func isOpen(at now: Duration) -> Bool { now - time < PressCounter.halfPressWindow }
     }
@@ -106,7 +99,8 @@ struct PressCounter: Hashable, Sendable {
     }
 
     private(set) var keyStep: KeyStep
-    private var lastPress: LastPress?
+    /// When the last press was counted.
+    private var lastPress: Duration?
     private var heldMute: HeldMute?
     /// The run levels: the last `runLevelsKept` distinct levels (loudest channel) the held sink was read
     /// at in this run of presses, the latest last, the held level never among them. A client may still
@@ -136,7 +130,6 @@ struct PressCounter: Hashable, Sendable {
         at now: Duration
     ) -> [(direction: Direction, count: Int)] {
         let alone = Half(level, from: seen)
-        if completesLastPress(with: alone, at: now) { return [] }
         let held = heldMute
         heldMute = nil
         // The volume half of the held mute's key press: the two are one press, counted as a reading that
@@ -169,7 +162,7 @@ struct PressCounter: Hashable, Sendable {
             // Several steps in one reading, and still changing while it was taken: no hand presses
             // keys that fast (a read takes well under a millisecond).
             if count > 1, changes > 0 { burst = true }
-            press = record(delta > 0 ? .up : .down, count: count, at: now, changedVolumeAlone: alone == .volume && !completesHeld)
+            press = record(delta > 0 ? .up : .down, count: count, at: now)
         } else if level.muted != seen.muted || completesHeld {
             // A desktop that mutes at 0 % or unmutes on up does so with the volume press: one press.
             if alone == .mute {
@@ -202,16 +195,6 @@ struct PressCounter: Hashable, Sendable {
         return .released(Self.mutePress.direction, count: Self.mutePress.count)
     }
 
-    /// Whether a reading that changed only the mute is the rest of the last press, which changed only
-    /// the volume within `halfPressWindow` (a desktop that sends the volume first): then it is no press,
-    /// and no third half completes it.
-    private mutating func completesLastPress(with half: Half?, at now: Duration) -> Bool {
-        guard half == .mute, let last = lastPress, last.changedVolumeAlone, now - last.time < Self.halfPressWindow
-        else { return false }
-        lastPress?.changedVolumeAlone = false
-        return true
-    }
-
     /// Whether one more step of `step` from `level` going `direction` stays inside 0 % to 100 %.
     private static func hasRoom(for step: UInt32, from level: UInt32, going direction: Direction) -> Bool {
         direction == .up ? level + step < SinkVolume.norm : level > step
@@ -237,7 +220,7 @@ struct PressCounter: Hashable, Sendable {
             isDeferringReset = false
             return .paused
         }
-        return .wait(lastPress.time + Self.burstQuiet - now)
+        return .wait(lastPress + Self.burstQuiet - now)
     }
 
     /// No sink is held any more: its run levels and its burst count for nothing. Returns the mute press
@@ -285,14 +268,12 @@ struct PressCounter: Hashable, Sendable {
         return beyond(reading, farthest) ? (farthest, false) : (held, true)
     }
 
-    private mutating func record(
-        _ direction: Direction, count: Int, at now: Duration, changedVolumeAlone: Bool = false
-    ) -> (direction: Direction, count: Int) {
-        lastPress = LastPress(time: now, changedVolumeAlone: changedVolumeAlone)
+    private mutating func record(_ direction: Direction, count: Int, at now: Duration) -> (direction: Direction, count: Int) {
+        lastPress = now
         return (direction, count)
     }
 
     private func pressCame(within span: Duration, at now: Duration) -> Bool {
-        lastPress.map { now - $0.time < span } ?? false
+        lastPress.map { now - $0 < span } ?? false
     }
 }
