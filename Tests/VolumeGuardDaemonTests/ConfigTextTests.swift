@@ -47,12 +47,16 @@ struct ConfigTextTests {
         }
     }
 
+    /// Each with the line and column of its first byte that is not UTF-8; typed, so that Swift 6.2.3 (the
+    /// arm64 build's compiler) type-checks it in time.
+    static let notUTF8Cases: [([UInt8], Int, Int)] = [
+        (Array("step = 5\n# caf".utf8) + [0xE9, 0x0A], 2, 6), ([0x80], 1, 1), (Array("a = \"".utf8) + [0xC0, 0xAF, 0x22], 1, 6),
+        (Array("# é".utf8) + [0xED, 0xA0, 0x80], 1, 4), (Array("step = 5\n\n#".utf8) + [0xE2, 0x82], 3, 2),
+    ]
+
     @Test(
         "Bytes that are not UTF-8 are refused at the first of them: Latin-1, a lone continuation, an overlong form, a surrogate, a cut sequence",
-        arguments: [
-            (Array("step = 5\n# caf".utf8) + [0xE9, 0x0A], 2, 6), ([0x80], 1, 1), (Array("a = \"".utf8) + [0xC0, 0xAF, 0x22], 1, 6),
-            (Array("# é".utf8) + [0xED, 0xA0, 0x80], 1, 4), (Array("step = 5\n\n#".utf8) + [0xE2, 0x82], 3, 2),
-        ])
+        arguments: notUTF8Cases)
     func notUTF8(_ bytes: [UInt8], line: Int, column: Int) {
         #expect(throws: ConfigError(path: "c.toml", line: line, column: column, message: Self.notUTF8)) {
             _ = try ConfigFile.text(of: bytes, path: "c.toml")
