@@ -27,13 +27,19 @@ let package = Package(
         // /usr/include and the module map links it, so pkg-config is not asked: libpulse.pc's flags
         // (-D_REENTRANT, -pthread) are ones SwiftPM refuses, with a warning on every build.
         .systemLibrary(name: "CPulse"),
+        // libmosquitto, from the system (Debian: libmosquitto-dev); the module map links it.
+        .systemLibrary(name: "CMosquitto"),
         // The guard's decisions: pure values, no IO, no clock of its own. It speaks the wire's vocabulary.
         .target(name: "VolumeGuardCore", dependencies: ["GuardProtocol"]),
+        // The MQTT broker link's decisions and documents (queue, back-off, Home Assistant discovery): pure values.
+        .target(name: "BrokerCore", dependencies: ["VolumeGuardCore", "GuardProtocol"]),
         // libpulse's async API as Swift async functions and an event stream.
         .target(
             name: "PulseBridge",
             dependencies: ["CPulse", "VolumeGuardCore"]
         ),
+        // libmosquitto as a connection on a thread of its own that tells its outcome as events.
+        .target(name: "MQTTBridge", dependencies: ["CMosquitto"]),
         // The newline-JSON wire format shared by the daemon and its clients, and the vocabulary its lines use;
         // and the version, from the file VERSION (the plugin VersionFile).
         .target(name: "GuardProtocol", plugins: ["VersionFile"]),
@@ -73,11 +79,13 @@ let package = Package(
         .target(
             name: "VolumeGuardDaemon",
             dependencies: [
+                "BrokerCore",
                 "CPeerCredentials",
                 "CSpawn",
                 "DurableFiles",
                 "GuardSettings",
                 "InputDevices",
+                "MQTTBridge",
                 "VolumeGuardCore",
                 "GuardProtocol",
                 "PulseBridge",
@@ -125,11 +133,13 @@ let package = Package(
         .target(
             name: "ClientCommands",
             dependencies: [
+                "BrokerCore",
                 "DurableFiles",
                 "GuardConfig",
                 "GuardProtocol",
                 "GuardSettings",
                 "InputDevices",
+                "MQTTBridge",
                 "PulseBridge",
                 "VolumeGuardClient",
                 "VolumeGuardCore",
@@ -177,6 +187,8 @@ let package = Package(
             name: "VolumeGuardCoreTests",
             dependencies: ["GuardProtocol", "VolumeGuardCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // The broker link's decisions and its JSON, exact strings.
+        .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "GuardProtocol"]),
         // The order of a durable write's steps, and what a crash after each leaves, on real files.
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
@@ -201,9 +213,15 @@ let package = Package(
         .testTarget(
             name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardConfig", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
         ),
+        // Running programs from tests (to their end, or in the background with their output collected), and a private
+        // Mosquitto broker (scripts/mqtt-broker).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The daemon and its commands as processes, against private audio servers and brokers.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["VolumeGuardClient", "GuardProtocol", "PulseBridge", "VolumeGuardCore", "VolumeGuardDaemon", "GuardSettings"]
+            dependencies: ["VolumeGuardClient", "GuardProtocol", "PulseBridge", "VolumeGuardCore", "VolumeGuardDaemon", "GuardSettings", "TestSupport"]
         ),
+        // The libmosquitto shell against a real Mosquitto broker and its clients (scripts/mqtt-broker).
+        .testTarget(name: "MQTTBridgeTests", dependencies: ["MQTTBridge", "TestSupport"]),
     ]
 )

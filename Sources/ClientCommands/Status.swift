@@ -61,9 +61,19 @@ struct StatusReport {
         if let http = status.http {
             lines.append("http        \(http.address), event streams \(http.clients), connections \(http.connections)")
         }
+        if let mqtt = status.mqtt { lines.append("mqtt        \(Self.describe(mqtt))") }
         let uptime = Int(status.uptimeSeconds)
         lines.append("uptime      \(uptime / 3600)h \(uptime / 60 % 60)m \(uptime % 60)s")
         text = lines.joined(separator: "\n")
+    }
+
+    /// The broker: where, its connection, what waits for it, and the last failure with its fix.
+    static func describe(_ broker: BrokerStatusMessage) -> String {
+        var text = "\(broker.broker): \(broker.state)\(broker.since.map { " since \($0)" } ?? ""), queued \(broker.queued)"
+        if broker.dropped > 0 { text += ", dropped \(broker.dropped)" }
+        if let error = broker.error { text += ": \(error)" }
+        if let fix = broker.fix { text += "\n            \(fix)" }
+        return text
     }
 
     /// One input device: what it is, what the daemon does with it, and why not when it cannot.

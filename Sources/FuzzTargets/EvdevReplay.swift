@@ -13,7 +13,7 @@ struct EvdevReplay {
     static let node = "/dev/input/event7"
     static let remote = InputDeviceInfo(node: node, name: "AB Shutter3 Consumer Control", vendor: 0x2717, product: 0x0040, keys: [114, 115, 28])
 
-    private let loop: MachineLoop
+    private let loop: MachineLoop<GuardMachine>
     private var now = Duration.zero
     private var timer: Duration?
     /// The keys down on the node, as the kernel would tell EVIOCGKEY.

@@ -79,6 +79,7 @@ public struct ConfigFile: Sendable {
             guard let value = Self.value(raw, as: setting.kind) else { throw root.error(setting.key, "must be \(setting.kind)") }
             if let problem = setting.store(value, in: &options) { throw root.error(setting.key, problem) }
         }
+        if let (key, problem) = options.brokerProblem { throw root.error(key, problem) }
         if table.contains(key: "action") {
             guard let list = table["action"]?.array else { throw root.error("action", "must be a list of [[action]] tables") }
             options.actions = []

@@ -23,12 +23,14 @@ public struct DaemonConfiguration: Hashable, Sendable {
     public var logLevel: Logger.Level
     /// The HTTP listener; nil (the default) for none.
     public var http: HTTPSettings?
+    /// The MQTT broker; nil (the default) for none.
+    public var broker: BrokerSettings?
 
     public init(
         socketPath: String, server: String? = nil, core: GuardCore.Configuration = .init(), source: SourceSelection = .sink,
         input: InputSource.Configuration = .init(), gestures: GestureDetector.Thresholds = .init(), historyCapacity: Int = Self.defaultHistoryCapacity,
         mode: GuardMode = .always, actions: [Action] = [],
-        logLevel: Logger.Level = .info, http: HTTPSettings? = nil
+        logLevel: Logger.Level = .info, http: HTTPSettings? = nil, broker: BrokerSettings? = nil
     ) {
         self.socketPath = socketPath
         self.server = server
@@ -41,6 +43,7 @@ public struct DaemonConfiguration: Hashable, Sendable {
         self.actions = actions
         self.logLevel = logLevel
         self.http = http
+        self.broker = broker
     }
 
     /// `options` with the defaults for whatever they leave unset. `options` are taken as checked (the
@@ -67,7 +70,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
             logLevel: options.logLevel ?? .info,
             http: options.http.flatMap(ListenAddress.init).map { address in
                 HTTPSettings(address: address, origins: (options.httpOrigins ?? []).compactMap(WebOrigin.init))
-            }
+            },
+            broker: options.brokerSettings
         )
     }
 

@@ -42,6 +42,17 @@ public struct Options: Hashable, Sendable, Codable {
     public var keys: [String]?
     /// How long, in milliseconds, a device's key stays down before it is a hold.
     public var holdDelay: Int?
+    /// The MQTT broker (`BrokerAddress`, as written), and the keys beside it (`Options+Broker.swift`).
+    public var mqtt: String?
+    public var mqttUser: String?
+    public var mqttPasswordFile: String?
+    public var mqttCaFile: String?
+    public var mqttCertFile: String?
+    public var mqttKeyFile: String?
+    public var mqttTopic: String?
+    public var mqttCommands: Bool?
+    public var mqttDiscovery: Bool?
+    public var mqttDiscoveryPrefix: String?
     /// Commands to run on presses; only the config file has them.
     public var actions: [Action]?
 
@@ -75,111 +86,112 @@ public struct Options: Hashable, Sendable, Codable {
 
     /// Every setting but `actions`, in the order the config file's documentation lists them, each with
     /// the one description of it (`Setting.help`).
-    public static let settings: [Setting] = [
-        .text(
-            "sink", \.sink, "a sink name or pattern",
-            help: """
-                The sink to guard: a name, or a shell pattern such as `bluez_output.*`, waited for while absent. \
-                `\(SinkSelection.defaultSinkName)`, the default, follows the default sink.
-                """),
-        .bool(
-            "guard-mute", \.guardMute,
-            help: """
-                Whether mute changes are presses and are put back (the default), or pass through, so that the sink \
-                keeps the mute the user left it with.
-                """),
-        .number(
-            "step", \.step, unit: "percent",
-            help: """
-                The volume keys' step in percent (\(format(steps.lowerBound)) to \(format(steps.upperBound))), to count a \
-                change that merges several steps as that many. By default it is learned from the presses seen.
-                """, check: problem(step:)),
-        .number(
-            "clamp-margin", \.clampMargin, unit: "percent",
-            help: """
-                How far inside 0 % and 100 % the sink is held, in percent (more than 0, at most \(format(maximumClampMargin))). \
-                The default, one raw unit (0.0015 %), is inaudible, and enough for the guard to see a key that stops at \
-                100 % or 0 %. A device with coarse steps, such as Bluetooth absolute volume (0.8 % steps), may need one \
-                of its steps.
-                """, check: problem(clampMargin:)),
-        .whole(
-            "history", \.history, unit: nil,
-            help: """
-                How many of the latest presses are kept for clients that resume with `since` \
-                (\(DaemonConfiguration.historyCapacities.lowerBound) to \(DaemonConfiguration.historyCapacities.upperBound); \
-                default \(DaemonConfiguration.defaultHistoryCapacity)).
-                """, needsRestart: true, check: problem(history:)),
-        .text(
-            "socket", \.socket, "a path",
-            help: """
-                The control socket, for the daemon and its clients (default `$XDG_RUNTIME_DIR/volume-guard.sock`, or \
-                `/tmp/volume-guard-UID/volume-guard.sock` without `XDG_RUNTIME_DIR`). `VOLUME_GUARD_SOCKET` stands for \
-                `--socket`.
-                """, needsRestart: true),
-        .text(
-            "server", \.server, "a server address",
-            help: "The audio server, in libpulse's syntax (default: `PULSE_SERVER`, then the session's).", needsRestart: true),
-        .choice(
-            "log-level", \.logLevel,
-            help: "How much the log says: `trace`, `debug`, `info` (the default), `notice`, `warning`, `error` or `critical`."),
-        .choice(
-            "mode", \.mode,
-            help: """
-                When to guard: `always` (the default), or `while-subscribed`: only while at least one client is \
-                subscribed, so that the keys act normally when no program listens.
-                """),
-        .whole(
-            "repeat-period", \.repeatPeriod, unit: "milliseconds",
-            help: "Gestures: the longest interval between a held key's repeats, \(milliseconds(default: \.repeatPeriod)).",
-            check: problem(milliseconds:)),
-        .whole(
-            "repeat-delay", \.repeatDelay, unit: "milliseconds",
-            help: "Gestures: the longest delay before a held key's first repeat, \(milliseconds(default: \.repeatDelay)).",
-            check: problem(milliseconds:)),
-        .whole(
-            "double-window", \.doubleWindow, unit: "milliseconds",
-            help: "Gestures: the longest gap between the two presses of a double press, \(milliseconds(default: \.doubleWindow)).",
-            check: problem(milliseconds:)),
-        .text(
-            "http", \.http, "an address",
-            help: """
-                An HTTP listener for web pages: presses as Server-Sent Events at `/events`, with `/status`, `/pause` and \
-                `/resume`; off by default. A port alone (`8370`) binds to loopback; an IP address and port \
-                (`127.0.0.1:8370`, `[::1]:8370`) binds there. An address other than loopback exposes presses and the \
-                status to every host that can reach it, and is logged with a warning.
-                """, needsRestart: true, check: ListenAddress.problem),
-        .list(
-            "http-origins", \.httpOrigins, "a list of origins",
-            help: """
-                The web pages that the HTTP listener serves, by origin: scheme, host and port, as the browser sends it \
-                (`http://127.0.0.1:8000`). A request from any other page is refused, CORS headers go to exactly these, \
-                and only these may pause and resume.
-                """, needsRestart: true, check: problem(origins:)),
-        .choice(
-            "source", \.source,
-            help: """
-                Where presses come from: `sink` (the default: changes of the default sink's volume and mute), `input` \
-                (the keys of the devices in `devices`, read from /dev/input; no audio server needed) or `both`.
-                """, needsRestart: true),
-        .list(
-            "devices", \.devices, "a list of devices",
-            help: """
-                The input devices to take keys from, each grabbed so that no other program sees its keys: a name as \
-                `volume-guard devices` shows it (`AB Shutter3`, which also takes the parts the kernel makes of one \
-                remote), `vendor:product` in hex (`2717:0040`), a Bluetooth address (`2a:07:98:10:34:9c`, which tells \
-                identical remotes apart) or a path (`/dev/input/by-id/...`).
-                """, needsRestart: true, check: problem(devices:)),
-        .list(
-            "keys", \.keys, "a list of key names",
-            help: """
-                Keys besides volume up, down and mute (always taken) that are presses when a device sends them, by the \
-                kernel's names (`KEY_ENTER`, `KEY_PAGEUP`).
-                """, needsRestart: true, check: problem(keys:)),
-        .whole(
-            "hold-delay", \.holdDelay, unit: "milliseconds",
-            help: "Gestures: how long a device's key stays down before it is held, \(milliseconds(default: \.holdDelay)).",
-            check: problem(milliseconds:)),
-    ]
+    public static let settings: [Setting] =
+        [
+            .text(
+                "sink", \.sink, "a sink name or pattern",
+                help: """
+                    The sink to guard: a name, or a shell pattern such as `bluez_output.*`, waited for while absent. \
+                    `\(SinkSelection.defaultSinkName)`, the default, follows the default sink.
+                    """),
+            .bool(
+                "guard-mute", \.guardMute,
+                help: """
+                    Whether mute changes are presses and are put back (the default), or pass through, so that the sink \
+                    keeps the mute the user left it with.
+                    """),
+            .number(
+                "step", \.step, unit: "percent",
+                help: """
+                    The volume keys' step in percent (\(format(steps.lowerBound)) to \(format(steps.upperBound))), to count a \
+                    change that merges several steps as that many. By default it is learned from the presses seen.
+                    """, check: problem(step:)),
+            .number(
+                "clamp-margin", \.clampMargin, unit: "percent",
+                help: """
+                    How far inside 0 % and 100 % the sink is held, in percent (more than 0, at most \(format(maximumClampMargin))). \
+                    The default, one raw unit (0.0015 %), is inaudible, and enough for the guard to see a key that stops at \
+                    100 % or 0 %. A device with coarse steps, such as Bluetooth absolute volume (0.8 % steps), may need one \
+                    of its steps.
+                    """, check: problem(clampMargin:)),
+            .whole(
+                "history", \.history, unit: nil,
+                help: """
+                    How many of the latest presses are kept for clients that resume with `since` \
+                    (\(DaemonConfiguration.historyCapacities.lowerBound) to \(DaemonConfiguration.historyCapacities.upperBound); \
+                    default \(DaemonConfiguration.defaultHistoryCapacity)).
+                    """, needsRestart: true, check: problem(history:)),
+            .text(
+                "socket", \.socket, "a path",
+                help: """
+                    The control socket, for the daemon and its clients (default `$XDG_RUNTIME_DIR/volume-guard.sock`, or \
+                    `/tmp/volume-guard-UID/volume-guard.sock` without `XDG_RUNTIME_DIR`). `VOLUME_GUARD_SOCKET` stands for \
+                    `--socket`.
+                    """, needsRestart: true),
+            .text(
+                "server", \.server, "a server address",
+                help: "The audio server, in libpulse's syntax (default: `PULSE_SERVER`, then the session's).", needsRestart: true),
+            .choice(
+                "log-level", \.logLevel,
+                help: "How much the log says: `trace`, `debug`, `info` (the default), `notice`, `warning`, `error` or `critical`."),
+            .choice(
+                "mode", \.mode,
+                help: """
+                    When to guard: `always` (the default), or `while-subscribed`: only while at least one client is \
+                    subscribed, so that the keys act normally when no program listens.
+                    """),
+            .whole(
+                "repeat-period", \.repeatPeriod, unit: "milliseconds",
+                help: "Gestures: the longest interval between a held key's repeats, \(milliseconds(default: \.repeatPeriod)).",
+                check: problem(milliseconds:)),
+            .whole(
+                "repeat-delay", \.repeatDelay, unit: "milliseconds",
+                help: "Gestures: the longest delay before a held key's first repeat, \(milliseconds(default: \.repeatDelay)).",
+                check: problem(milliseconds:)),
+            .whole(
+                "double-window", \.doubleWindow, unit: "milliseconds",
+                help: "Gestures: the longest gap between the two presses of a double press, \(milliseconds(default: \.doubleWindow)).",
+                check: problem(milliseconds:)),
+            .text(
+                "http", \.http, "an address",
+                help: """
+                    An HTTP listener for web pages: presses as Server-Sent Events at `/events`, with `/status`, `/pause` and \
+                    `/resume`; off by default. A port alone (`8370`) binds to loopback; an IP address and port \
+                    (`127.0.0.1:8370`, `[::1]:8370`) binds there. An address other than loopback exposes presses and the \
+                    status to every host that can reach it, and is logged with a warning.
+                    """, needsRestart: true, check: ListenAddress.problem),
+            .list(
+                "http-origins", \.httpOrigins, "a list of origins",
+                help: """
+                    The web pages that the HTTP listener serves, by origin: scheme, host and port, as the browser sends it \
+                    (`http://127.0.0.1:8000`). A request from any other page is refused, CORS headers go to exactly these, \
+                    and only these may pause and resume.
+                    """, needsRestart: true, check: problem(origins:)),
+            .choice(
+                "source", \.source,
+                help: """
+                    Where presses come from: `sink` (the default: changes of the default sink's volume and mute), `input` \
+                    (the keys of the devices in `devices`, read from /dev/input; no audio server needed) or `both`.
+                    """, needsRestart: true),
+            .list(
+                "devices", \.devices, "a list of devices",
+                help: """
+                    The input devices to take keys from, each grabbed so that no other program sees its keys: a name as \
+                    `volume-guard devices` shows it (`AB Shutter3`, which also takes the parts the kernel makes of one \
+                    remote), `vendor:product` in hex (`2717:0040`), a Bluetooth address (`2a:07:98:10:34:9c`, which tells \
+                    identical remotes apart) or a path (`/dev/input/by-id/...`).
+                    """, needsRestart: true, check: problem(devices:)),
+            .list(
+                "keys", \.keys, "a list of key names",
+                help: """
+                    Keys besides volume up, down and mute (always taken) that are presses when a device sends them, by the \
+                    kernel's names (`KEY_ENTER`, `KEY_PAGEUP`).
+                    """, needsRestart: true, check: problem(keys:)),
+            .whole(
+                "hold-delay", \.holdDelay, unit: "milliseconds",
+                help: "Gestures: how long a device's key stays down before it is held, \(milliseconds(default: \.holdDelay)).",
+                check: problem(milliseconds:)),
+        ] + brokerSettings
 
     /// The setting whose key is `key`; there must be one.
     public static func setting(_ key: String) -> Setting {

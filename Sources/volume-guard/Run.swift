@@ -69,25 +69,32 @@ struct Run: AsyncParsableCommand {
     @Option(help: .setting("log-level"))
     var logLevel: Logger.Level?
 
+    @OptionGroup var broker: BrokerOptions
+
     func validate() throws {
         if let (key, problem) = flags.problems.first { throw ValidationError("--\(key) \(problem)") }
+        if let (key, problem) = flags.brokerProblem { throw ValidationError("--\(key) \(problem)") }
     }
 
     /// What the command line sets; `VOLUME_GUARD_SOCKET` stands for `--socket`.
     private var flags: Options {
-        Options(
+        var options = Options(
             sink: sink, guardMute: guardMute, step: step, clampMargin: clampMargin, history: history, socket: socket.given,
             server: server, logLevel: logLevel, mode: mode, repeatPeriod: repeatPeriod, repeatDelay: repeatDelay,
             doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins, source: source,
             devices: input.devices, keys: input.keys, holdDelay: holdDelay
         )
+        broker.apply(to: &options)
+        return options
     }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let flags = flags
         let file = socket.configFile.file
-        let configuration = DaemonConfiguration(try socket.configFile.options().overridden(by: flags), environment: environment)
+        let options = try socket.configFile.options().overridden(by: flags)
+        if let (key, problem) = options.brokerProblem { throw ValidationError("\(key) \(problem) (the config file and the flags together)") }
+        let configuration = DaemonConfiguration(options, environment: environment)
         do {
             // A reload reads the file again with the same parser, if it is a regular file; the flags still win
             // over it.

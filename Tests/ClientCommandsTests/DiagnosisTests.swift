@@ -279,6 +279,24 @@ struct DiagnosisTests {
         facts.http?.connected = .success(())
         #expect(Self.wrong(facts).map(\.link) == [.config])
     }
+
+    @Test("The broker: refused credentials, a certificate, nothing listening, no password file, each with its fix")
+    func broker() {
+        var facts = Self.booth()
+        facts.broker = BrokerFacts(broker: "mqtt://pi.local:1883", trial: .connected)
+        #expect(Diagnosis(facts).isHealthy)
+        facts.broker?.trial = .refused(code: 5, reason: "not authorised")
+        #expect(
+            Self.wrong(facts).map(\.text) == [
+                "FAIL  mqtt: mqtt://pi.local:1883: the broker refused the connection: not authorised — check mqtt-user and the password in mqtt-password-file"
+            ])
+        facts.broker?.trial = .failed(reason: "certificate verify failed", tls: true)
+        #expect(Self.wrong(facts).first?.fix?.contains("mqtt-ca-file") == true)
+        facts.broker?.trial = .failed(reason: "connection refused", tls: false)
+        #expect(Self.wrong(facts).first?.fix == "check that a broker runs at mqtt://pi.local:1883 and that this machine reaches it")
+        facts.broker?.trial = .noPassword("cannot read /home/booth/.mqtt-password: no such file")
+        #expect(Self.wrong(facts).first?.text.hasPrefix("FAIL  mqtt: cannot read /home/booth/.mqtt-password") == true)
+    }
 }
 
 /// The booth's daemon, which always answers, did not.

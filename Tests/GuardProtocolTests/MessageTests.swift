@@ -36,6 +36,25 @@ struct MessageTests {
         #expect(fields["last_seq"] as? Int == 3)
         #expect((fields["presses"] as? [String: Int])?["up"] == 3)
         #expect(fields["id"] as? Int == 1)
+        #expect(fields["mqtt"] == nil, "absent without a broker")
+    }
+
+    @Test("The broker in a status line: its fields as the protocol names them")
+    func statusLineWithBroker() throws {
+        let broker = BrokerStatusMessage(
+            broker: "mqtt://pi.local:1883", state: "waiting", since: nil, queued: 4, inFlight: 0, dropped: 1,
+            error: "the broker refused the connection: not authorised", fix: "check mqtt-user and the password in mqtt-password-file")
+        let status = StatusMessage(
+            id: nil, state: .guarding, sink: nil, held: nil, original: nil, muted: nil, presses: PressCountsMessage(up: 0, down: 0, mute: 0),
+            lastSeq: 0, subscribers: 0, server: nil, uptimeSeconds: 1, mqtt: broker)
+        let fields = try #require(try object(status)["mqtt"] as? [String: Any])
+        #expect(fields["broker"] as? String == "mqtt://pi.local:1883")
+        #expect(fields["state"] as? String == "waiting")
+        #expect(fields["in_flight"] as? Int == 0)
+        #expect(fields["queued"] as? Int == 4)
+        #expect(fields["dropped"] as? Int == 1)
+        #expect(fields["since"] == nil)
+        #expect((fields["fix"] as? String)?.contains("mqtt-password-file") == true)
     }
 
     @Test("A refused device's problem is two fields of its line, error and fix, and reads back as one")

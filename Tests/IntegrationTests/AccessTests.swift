@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("Who may use the socket, and who owns its path", .serialized)

@@ -1,5 +1,6 @@
 import PulseBridge
 import Synchronization
+import TestSupport
 import Testing
 import VolumeGuardCore
 

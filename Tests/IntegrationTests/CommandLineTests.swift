@@ -1,6 +1,7 @@
 import Foundation
 import GuardProtocol
 import GuardSettings
+import TestSupport
 import Testing
 
 @Suite("The command line", .serialized)

@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("The config file, at start and on SIGHUP", .serialized)

@@ -1,4 +1,5 @@
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("Sinks that come and go, and a chosen sink", .serialized)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `volume-guard doctor` against real audio servers and daemons: each link it finds broken is named with

@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import Testing
 
 /// The HTTP listener against the real daemon: event streams as a browser's `EventSource` reads them,

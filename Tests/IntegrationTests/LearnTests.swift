@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import Testing
 
 /// `volume-guard learn` against real servers: the default sink watched while it listens, each change put

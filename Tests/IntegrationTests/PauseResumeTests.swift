@@ -1,4 +1,5 @@
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("Pausing and resuming", .serialized)

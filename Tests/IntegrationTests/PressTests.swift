@@ -1,4 +1,5 @@
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("Presses on the guarded sink", .serialized)

@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("As a systemd service", .serialized)

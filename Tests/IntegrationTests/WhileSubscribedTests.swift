@@ -1,4 +1,5 @@
 import GuardProtocol
+import TestSupport
 import Testing
 
 @Suite("Guarding only while a client is subscribed", .serialized)

@@ -12,7 +12,7 @@ final class CountingSimulation {
     let step: UInt32
     var latencies: ServerLatencies
     /// The guard, as the daemon runs it, on the daemon's loop.
-    let loop: MachineLoop
+    let loop: MachineLoop<GuardMachine>
     var machine: GuardMachine { loop.machine }
     var random: SimRandom
 

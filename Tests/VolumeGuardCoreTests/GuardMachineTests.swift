@@ -9,7 +9,7 @@ import Testing
 /// acknowledgement, then its change event); its devices open and grab at once; its subscribers may be cut
 /// loose by the next press published.
 struct MachineShell {
-    let loop: MachineLoop
+    let loop: MachineLoop<GuardMachine>
     var machine: GuardMachine { loop.machine }
     var now: Duration = .zero
     var sink = SinkState(index: 1, name: "guard_a", volume: SinkVolume(uniform: 32768, count: 2), muted: false)

@@ -112,7 +112,7 @@ struct ConfigFileTests {
         Mistake(
             text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp",
             message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, action"
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, mqtt, mqtt-user, mqtt-password-file, mqtt-ca-file, mqtt-cert-file, mqtt-key-file, mqtt-topic, mqtt-commands, mqtt-discovery, mqtt-discovery-prefix, action"
         ),
         Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
         Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
@@ -126,9 +126,25 @@ struct ConfigFileTests {
             message: "must be one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\""),
         Mistake(text: "socket = \"\"\n", line: 1, key: "socket", message: "must not be empty"),
         Mistake(
+            text: "mqtt = \"http://pi.local\"\n", line: 1, key: "mqtt",
+            message: "must start with mqtt:// or mqtts://, e.g. \"mqtt://192.168.1.10:1883\" or \"mqtts://broker.local\""),
+        Mistake(
+            text: "mqtt = \"mqtt://booth:secret@pi.local\"\n", line: 1, key: "mqtt",
+            message: "must not hold a user or password: set mqtt-user and mqtt-password-file"),
+        Mistake(text: "mqtt = \"mqtt://pi.local:0\"\n", line: 1, key: "mqtt", message: "has a bad port: 1 to 65535"),
+        Mistake(text: "mqtt-topic = \"booth/#\"\n", line: 1, key: "mqtt-topic", message: "must not hold MQTT's wildcards + or #"),
+        Mistake(
+            text: "mqtt-topic = \"/booth\"\n", line: 1, key: "mqtt-topic",
+            message: "must not have an empty level (a leading, trailing or double /)"),
+        Mistake(
+            text: "mqtt = \"mqtt://pi.local\"\nmqtt-ca-file = \"/etc/ca.pem\"\n", line: 2, key: "mqtt-ca-file",
+            message: "is for TLS: write the broker as mqtts://"),
+        Mistake(
+            text: "mqtt = \"mqtts://pi.local\"\nmqtt-cert-file = \"/c.pem\"\n", line: 2, key: "mqtt-cert-file", message: "needs mqtt-key-file"),
+        Mistake(
             text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard",
             message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, action"
+                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, mqtt, mqtt-user, mqtt-password-file, mqtt-ca-file, mqtt-cert-file, mqtt-key-file, mqtt-topic, mqtt-commands, mqtt-discovery, mqtt-discovery-prefix, action"
         ),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2,

@@ -4,7 +4,8 @@ import VolumeGuardCore
 
 /// The facts judged, link by link in the order a press travels them: the config file, the daemon, the
 /// sink (its audio server, its default, the desktop's popup), the devices, the service, the actions and
-/// the HTTP listener. Pure, so that every judgement and every fix is unit tested with no system at all.
+/// the HTTP listener and the MQTT broker. Pure, so that every judgement and every fix is unit tested with
+/// no system at all.
 struct Diagnosis {
     let facts: DoctorFacts
 
@@ -19,6 +20,7 @@ struct Diagnosis {
         findings += service
         findings += configuration.actions.isEmpty ? [] : actions
         if let http = facts.http { findings.append(self.http(http)) }
+        if let broker = facts.broker { findings.append(self.broker(broker)) }
         return findings
     }
 

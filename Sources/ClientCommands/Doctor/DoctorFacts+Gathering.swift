@@ -34,6 +34,9 @@ extension DoctorFacts {
         if let address = HTTPFacts.address(configured: configuration.http?.address, daemon: daemon) {
             facts.http = HTTPFacts(address: address.description, connected: HTTPFacts.connect(to: address))
         }
+        if let broker = configuration.broker {
+            facts.broker = await BrokerFacts.ask(broker)
+        }
         return facts
     }
 }

@@ -19,6 +19,8 @@ struct DoctorFacts: Sendable {
     var programs: [ProgramFacts] = []
     /// Asked only when `http` is configured.
     var http: HTTPFacts?
+    /// Asked only when `mqtt` is configured.
+    var broker: BrokerFacts?
 }
 
 /// The config file, and the configuration it makes: when it has a mistake, the defaults, as the daemon cannot
@@ -138,4 +140,20 @@ struct HTTPFacts: Sendable {
 
 struct ConnectFailure: Error, Sendable {
     var reason: String
+}
+
+/// The broker `mqtt` names, as one connection of doctor's own found it.
+struct BrokerFacts: Sendable {
+    var broker: String
+    var trial: BrokerTrial
+}
+
+enum BrokerTrial: Hashable, Sendable {
+    case connected
+    /// The broker refused the connection (MQTT's return `code`): the credentials, mostly.
+    case refused(code: Int, reason: String)
+    /// No connection: nothing listens, the network, TLS (`tls`), or no answer in time.
+    case failed(reason: String, tls: Bool)
+    /// The password file could not be read.
+    case noPassword(String)
 }

@@ -1,18 +1,27 @@
-/// The loop that feeds a `GuardMachine`: one input at a time, and what comes of its effects queued as
-/// the next inputs.
+/// A machine a `MachineLoop` feeds: fed an input at a time, it returns its effects in order.
+public protocol TurnTaking {
+    associatedtype Input
+    associatedtype Effect
+    mutating func handle(_ input: Input, at now: Duration) -> [Effect]
+}
+
+extension GuardMachine: TurnTaking {}
+
+/// The loop that feeds a machine (`GuardMachine`, the broker's `BrokerLink`): one input at a time, and
+/// what comes of its effects queued as the next inputs.
 ///
 /// Its rule holds for every shell that runs it (the daemon's `GuardService`, the tests' shells and the
 /// fuzz targets): what comes of an effect is fed once the machine is done with the input before, never
 /// while it is in a turn. A class, so that an effect's performer may call `handle` again (the daemon's
 /// do, from the callbacks of the IO they start): that only queues the input.
-public final class MachineLoop {
-    public private(set) var machine: GuardMachine
+public final class MachineLoop<Machine: TurnTaking> {
+    public private(set) var machine: Machine
     /// Inputs that came while the machine was in a turn, taken in order once it is done.
-    private var pending: [GuardMachine.Input] = []
+    private var pending: [Machine.Input] = []
     /// Whether a turn is under way: its input taken, its effects not all performed yet.
     private var inTurn = false
 
-    public init(_ machine: GuardMachine) {
+    public init(_ machine: Machine) {
         self.machine = machine
     }
 
@@ -20,8 +29,8 @@ public final class MachineLoop {
     /// time `now` says then, announced to `taking`, each of its effects given to `perform`, whose inputs
     /// are queued after those already queued.
     public func handle(
-        _ input: GuardMachine.Input, at now: () -> Duration, taking: (GuardMachine.Input) -> Void = { _ in },
-        perform: (GuardMachine.Effect) -> [GuardMachine.Input]
+        _ input: Machine.Input, at now: () -> Duration, taking: (Machine.Input) -> Void = { _ in },
+        perform: (Machine.Effect) -> [Machine.Input]
     ) {
         enqueue(input)
         while let (next, effects) = beginTurn(at: now) {
@@ -32,13 +41,13 @@ public final class MachineLoop {
     }
 
     /// Queues `input`, for a shell whose turns outlast a call (`beginTurn`, `endTurn`).
-    public func enqueue(_ input: GuardMachine.Input) {
+    public func enqueue(_ input: Machine.Input) {
         pending.append(input)
     }
 
     /// Takes the next input queued, at the time `now` says, unless a turn is under way or none is
     /// queued: returns it with its effects. The turn lasts until `endTurn`, once they are performed.
-    public func beginTurn(at now: () -> Duration) -> (input: GuardMachine.Input, effects: [GuardMachine.Effect])? {
+    public func beginTurn(at now: () -> Duration) -> (input: Machine.Input, effects: [Machine.Effect])? {
         guard !inTurn, !pending.isEmpty else { return nil }
         inTurn = true
         let input = pending.removeFirst()

@@ -29,6 +29,7 @@ extension GuardService {
     func reload(_ new: DaemonConfiguration) {
         actions.replace(new.actions)
         handle(.reconfigure(new.core, new.gestureDetection, new.mode))
+        reloadBroker(new)
     }
 
     func status(id: RequestID?) -> StatusMessage {
@@ -52,7 +53,8 @@ extension GuardService {
             },
             source: configuration.source.rawValue,
             devices: deviceMessages,
-            actions: actions.report(gestures: machine.pipeline.gestures, sources: configuration.source)
+            actions: actions.report(gestures: machine.pipeline.gestures, sources: configuration.source),
+            mqtt: brokerStatus
         )
     }
 

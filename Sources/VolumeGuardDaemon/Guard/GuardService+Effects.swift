@@ -1,3 +1,4 @@
+import BrokerCore
 import FoundationEssentials
 import GuardProtocol
 import Logging
@@ -34,14 +35,18 @@ extension GuardService {
             logger.debug(
                 "press",
                 metadata: ["seq": "\(press.seq)", "press": "\(press.direction?.rawValue ?? press.key.map(KeyNames.name) ?? "")", "count": "\(press.count)"])
-            noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: PressMessage(press, time: timestamp))))
+            let message = PressMessage(press, time: timestamp)
+            noteCutLoose(hub.publish(seq: press.seq, ByteBuffer(line: message)))
+            feedBroker(.outgoing(BrokerEvent(message, address: address(ofDeviceAt: message.path))))
             actions.run(for: Trigger(press))
         case .release(let release):
             logger.debug("release", metadata: ["seq": "\(release.seq)", "cause": "\(release.cause.rawValue)"])
             noteCutLoose(hub.publishRelease(seq: release.seq, ByteBuffer(line: ReleaseMessage(release, time: timestamp))))
         case .gesture(let gesture):
             logger.debug("gesture", metadata: ["gesture": "\(gesture.kind.rawValue)", "seq": "\(gesture.seq)"])
-            noteCutLoose(hub.publishGesture(ByteBuffer(line: GestureMessage(gesture, time: timestamp))))
+            let message = GestureMessage(gesture, time: timestamp)
+            noteCutLoose(hub.publishGesture(ByteBuffer(line: message)))
+            feedBroker(.outgoing(BrokerEvent(message, address: address(ofDeviceAt: message.path))))
             if let trigger = Trigger(gesture) { actions.run(for: trigger) }
         case .announce(let state): noteCutLoose(hub.announce(state).cutLoose)
         case .status(let line): notifier.notify("STATUS=\(line)")

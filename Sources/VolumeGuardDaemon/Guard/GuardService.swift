@@ -24,7 +24,7 @@ actor GuardService: Service, CustomStringConvertible {
     let configuration: DaemonConfiguration
     let logger: Logger
     /// The machine, fed one input at a time (`handle`).
-    private let loop: MachineLoop
+    private let loop: MachineLoop<GuardMachine>
     var machine: GuardMachine { loop.machine }
     /// The input devices' open nodes and the directory watch.
     var deviceFiles = DeviceFiles()
@@ -35,6 +35,15 @@ actor GuardService: Service, CustomStringConvertible {
     let notifier: SystemdNotifier
     /// The HTTP listener's address and connections, for `status`; nil without a listener.
     let httpGauge: HTTPGauge?
+    /// The link to the MQTT broker; nil without one (`GuardService+Broker.swift`).
+    var broker: BrokerShell?
+    /// The number of the latest link: a reload's link has the next.
+    var brokerGeneration = 0
+    /// A reload's configuration, whose link starts once the one in use has stopped.
+    var brokerReplacement: DaemonConfiguration?
+    /// What the links' connections report, from their threads, in order.
+    let brokerInbox: AsyncStream<BrokerReportedEvent>.Continuation
+    private let brokerEvents: AsyncStream<BrokerReportedEvent>
     var hub: SubscriberHub
     /// The replies of clients whose `pause` or `resume` waits for the guard to act on it, by number.
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -83,6 +92,7 @@ actor GuardService: Service, CustomStringConvertible {
         self.httpGauge = httpGauge
         self.hub = SubscriberHub(historyCapacity: configuration.historyCapacity)
         (work, spawn) = AsyncStream.makeStream()
+        (brokerEvents, brokerInbox) = AsyncStream.makeStream()
     }
 
     nonisolated var description: String { "GuardService" }
@@ -98,6 +108,7 @@ actor GuardService: Service, CustomStringConvertible {
                 }
                 group.cancelAll()
             }
+            await endBroker()
             await finish()
         } onGracefulShutdown: { [self] in
             notifier.notify("STOPPING=1")
@@ -110,9 +121,18 @@ actor GuardService: Service, CustomStringConvertible {
         // hears of it before the first status line.
         notifier.notify("READY=1")
         handle(.start)
+        // Not a child task of `run`: the link's last events (its `offline` acknowledged, its connection
+        // closed) come after the guard's tasks end, while `run` stops it. On SwiftNIO's loop, as every task
+        // of the daemon: an unstructured task does not inherit the preference, and the stream's `next`,
+        // run on the global executor, would start libdispatch's pool, whose monitor wakes every second.
+        Task(executorPreference: EventLoopExecutor.shared) { [self, brokerEvents] in
+            for await reported in brokerEvents { await brokerReported(reported) }
+        }
+        startBroker(configuration)
     }
 
     private func finish() {
+        brokerInbox.finish()
         closeConnection()
         hub.finishAll()
         for reply in waiters.values { reply.resume() }
@@ -131,6 +151,9 @@ actor GuardService: Service, CustomStringConvertible {
             perform(effect)
             return []
         }
+        // The state, the sink or the devices present may have changed: the link tells the broker when
+        // they have.
+        if broker != nil { feedBroker(.state(brokerState)) }
     }
 
     /// Runs `body` in the guard when `due` (on the guard's clock) comes: a timer of the mainloop the guard

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A private, real audio server started by `scripts/audio-server` in its own runtime directory, with
 /// null sinks. Tests drive it with `pactl`, exactly as a desktop's volume keys would.

@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 import VolumeGuardClient
 
 /// The real `volume-guard run`, as a separate process against a private audio server.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Waits until `sink` reads back exactly as `raw` (per channel), as a third client sees it.

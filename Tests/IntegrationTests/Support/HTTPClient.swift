@@ -1,5 +1,6 @@
 import Foundation
 import GuardProtocol
+import TestSupport
 
 /// An HTTP/1.1 response as the listener sent it.
 struct HTTPReply {

@@ -1,5 +1,6 @@
 import GuardProtocol
 import PulseBridge
+import TestSupport
 import VolumeGuardCore
 
 /// Presses a volume key from inside the test process, as fast as the guard takes presses: thousands

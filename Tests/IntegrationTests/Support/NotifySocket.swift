@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: it collects what the daemon reports.
 final class NotifySocket: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A client of the control socket on plain system calls, for what a well-behaved client never does:
 /// stop reading, send megabytes without a newline, connect and vanish by the thousand.

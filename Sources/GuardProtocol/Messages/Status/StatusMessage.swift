@@ -25,12 +25,14 @@ public struct StatusMessage: Hashable, Sendable, Codable {
     public var devices: [DeviceMessage]?
     /// The configured actions, in the config file's order; absent when there are none.
     public var actions: [ActionMessage]?
+    /// The MQTT broker, when `mqtt` is configured.
+    public var mqtt: BrokerStatusMessage?
 
     public init(
         id: RequestID?, state: GuardState, sink: String?, held: LevelMessage?, original: LevelMessage?,
         muted: Bool?, presses: PressCountsMessage, lastSeq: UInt64, subscribers: Int, server: String?,
         uptimeSeconds: Double, contested: Bool = false, http: HTTPListenerMessage? = nil, source: String = "sink",
-        devices: [DeviceMessage]? = nil, actions: [ActionMessage]? = nil
+        devices: [DeviceMessage]? = nil, actions: [ActionMessage]? = nil, mqtt: BrokerStatusMessage? = nil
     ) {
         self.id = id
         self.state = state
@@ -48,10 +50,11 @@ public struct StatusMessage: Hashable, Sendable, Codable {
         self.source = source
         self.devices = devices
         self.actions = actions
+        self.mqtt = mqtt
     }
 
     private enum CodingKeys: String, CodingKey {
-        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http, source, devices, actions
+        case type, id, state, sink, held, original, muted, presses, subscribers, server, contested, http, source, devices, actions, mqtt
         case lastSeq = "last_seq"
         case uptimeSeconds = "uptime_seconds"
     }

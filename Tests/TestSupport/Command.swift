@@ -2,12 +2,12 @@ import Foundation
 
 /// Runs a program to its end and returns its exit status and standard output.
 @discardableResult
-func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+public func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
     try run(arguments, environment: environment, errors: FileHandle.standardError)
 }
 
 /// Runs a program to its end and returns its exit status, standard output and standard error.
-func outcome(of arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+public func outcome(of arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
     let errors = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
     guard FileManager.default.createFile(atPath: errors.path, contents: nil) else { throw TestFailure("cannot create \(errors.path)") }
     defer { try? FileManager.default.removeItem(at: errors) }
@@ -30,12 +30,12 @@ private func run(_ arguments: [String], environment: [String: String], errors: F
 }
 
 /// The repository's root, for its scripts and build products.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Waits until `condition` holds, checking every `interval`; false if it still does not after `timeout`.
 /// A bounded wait for something to happen, never an assertion about speed.
-func eventually(
+public func eventually(
     within timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -46,7 +46,7 @@ func eventually(
     return try await condition()
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

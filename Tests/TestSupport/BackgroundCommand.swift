@@ -2,7 +2,7 @@ import Foundation
 
 /// A program running in the background while a test goes on (`volume-guard watch`, an example client),
 /// its standard output collected as it comes.
-final class BackgroundCommand: @unchecked Sendable {
+public final class BackgroundCommand: @unchecked Sendable {
     private let process = Process()
     private let pipe = Pipe()
     private let collected = Collected()
@@ -14,7 +14,7 @@ final class BackgroundCommand: @unchecked Sendable {
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -28,15 +28,15 @@ final class BackgroundCommand: @unchecked Sendable {
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
     /// Sends it `signal`.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
 
     /// Everything it printed so far.
-    var output: String { collected.text }
+    public var output: String { collected.text }
 
     /// Waits for it to end; its exit status.
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         process.waitUntilExit()
         pipe.fileHandleForReading.readabilityHandler = nil
         collected.append(pipe.fileHandleForReading.readDataToEndOfFile())
