@@ -19,6 +19,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case originals
     /// What is read from sysfs (a device's ids and key bitmap), logind's user record and udev's links.
     case system
+    /// The MQTT broker's address as `mqtt` writes it; one it takes must read back from its description.
+    case brokerAddress = "broker-address"
 
     /// Feeds `bytes` to the target's parser. A crash, a trap or a hang here is a bug.
     public func run(_ bytes: [UInt8]) {
@@ -36,6 +38,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = OutsideInput.originals(bytes)
         case .system:
             SystemText.parseAll(bytes)
+        case .brokerAddress:
+            guard let address = BrokerAddress(String(decoding: bytes, as: UTF8.self)) else { return }
+            precondition(BrokerAddress(address.description) == address, "\(address) does not read back")
         }
     }
 }
