@@ -39,7 +39,7 @@ let package = Package(
             dependencies: ["CPulse", "VolumeGuardCore"]
         ),
         // libmosquitto as a connection on a thread of its own that tells its outcome as events.
-        .target(name: "MQTTBridge", dependencies: ["CMosquitto"]),
+        .target(name: "MQTTBridge", dependencies: ["CMosquitto", "GuardSettings"]),
         // The newline-JSON wire format shared by the daemon and its clients, and the vocabulary its lines use;
         // and the version, from the file VERSION (the plugin VersionFile).
         .target(name: "GuardProtocol", plugins: ["VersionFile"]),

@@ -92,14 +92,19 @@ struct Run: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let flags = flags
         let file = socket.configFile.file
-        let options = try socket.configFile.options().overridden(by: flags)
-        if let (key, problem) = options.brokerProblem { throw ValidationError("\(key) \(problem) (the config file and the flags together)") }
+        let options: Options
+        do {
+            options = try file.read().under(flags, path: file.path)
+        } catch {
+            printError("volume-guard: \(error)")
+            throw ExitCode(2)
+        }
         let configuration = DaemonConfiguration(options, environment: environment)
         do {
             // A reload reads the file again with the same parser, if it is a regular file; the flags still win
             // over it.
             try await Daemon.run(configuration, environment: environment) {
-                DaemonConfiguration(try file.read(.reload).overridden(by: flags), environment: environment)
+                DaemonConfiguration(try file.read(.reload).under(flags, path: file.path), environment: environment)
             }
         } catch {
             printError("volume-guard: \(error)")
@@ -111,3 +116,14 @@ struct Run: AsyncParsableCommand {
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension GuardMode: ExpressibleByArgument {}
 extension SourceSelection: ExpressibleByArgument {}
+
+extension Options {
+    /// The file's options with `flags` over them. Keys of the broker that do not fit together across the
+    /// two (a CA file in the file, `--mqtt mqtt://...` without TLS given) are a mistake of the file, as
+    /// they would be within it: the start exits 2, a reload is refused.
+    fileprivate func under(_ flags: Options, path: String) throws(ConfigError) -> Options {
+        let options = overridden(by: flags)
+        if let (key, problem) = options.brokerProblem { throw ConfigError(path: path, key: key, message: "\(problem) (with the flags given)") }
+        return options
+    }
+}

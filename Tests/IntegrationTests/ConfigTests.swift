@@ -25,6 +25,13 @@ struct ConfigTests {
         let missing = try outcome(of: [Daemon.binary, "run", "--config", directory + "/none.toml"])
         #expect(missing.status == 2)
         #expect(missing.errors.hasPrefix("volume-guard: \(directory)/none.toml: cannot be read"), "\(missing.errors)")
+
+        // Keys that fit apart but not together with the flags: a mistake of the file too.
+        try "mqtt-ca-file = \"/etc/ssl/certs/ca-certificates.crt\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let across = try outcome(of: [Daemon.binary, "run", "--socket", socket, "--mqtt", "mqtt://127.0.0.1:1"], environment: ["XDG_CONFIG_HOME": directory])
+        #expect(across.status == 2)
+        #expect(across.errors == "volume-guard: \(file): key \"mqtt-ca-file\": is for TLS: write the broker as mqtts:// (with the flags given)\n")
+        #expect(!FileManager.default.fileExists(atPath: socket), "nothing was started")
     }
 
     @Test("config checks the file as run does, and prints its settings as JSON for a reload")

@@ -16,13 +16,11 @@ extension BrokerFacts {
         } catch {
             return BrokerFacts(broker: broker, trial: .noPassword("\(error)"))
         }
-        let tls = settings.address.tls ? BrokerConnection.TLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) : nil
         let (events, sink) = AsyncStream.makeStream(of: BrokerConnection.Event.self)
         let connection = BrokerConnection(clientID: settings.clientID + "-doctor") { sink.yield($0) }
-        connection.connect(
-            BrokerConnection.ConnectRequest(
-                host: settings.address.host, port: settings.address.port, username: settings.user, password: password, tls: tls,
-                deadline: patience))
+        var request = BrokerConnection.ConnectRequest(settings, password: password)
+        request.deadline = patience
+        connection.connect(request)
         var trial = BrokerTrial.failed(reason: "the connection closed without an answer", tls: false)
         answer: for await event in events {
             switch event {

@@ -63,11 +63,8 @@ final class BrokerShell {
 
     /// The connection request of `settings`, with `password` and the retained `offline` will.
     func request(password: String?) -> BrokerConnection.ConnectRequest {
-        let tls = settings.address.tls ? BrokerConnection.TLS(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile) : nil
-        return BrokerConnection.ConnectRequest(
-            host: settings.address.host, port: settings.address.port, username: settings.user, password: password, tls: tls,
-            will: BrokerConnection.Will(topic: topics.availability, payload: Array("offline".utf8), retain: true)
-        )
+        BrokerConnection.ConnectRequest(
+            settings, password: password, will: BrokerConnection.Will(topic: topics.availability, payload: Array("offline".utf8), retain: true))
     }
 }
 
