@@ -13,68 +13,51 @@ import VolumeGuardCore
 /// Its connection runs on a thread of its own (`BrokerConnection`), whose events reach the guard in order
 /// through `brokerInbox`, tagged with the shell and attempt that made them.
 extension GuardService {
-    /// Starts the link `configuration` asks for, if any, sending `leftOver` (a replaced link's) first.
-    func startBroker(_ configuration: DaemonConfiguration, removals: [BrokerDocument] = [], leftOver: [String] = []) {
-        guard let settings = configuration.broker else { return }
-        brokerGeneration += 1
-        let shell = BrokerShell(
-            generation: brokerGeneration, settings: settings, node: BrokerShell.node(settings, configuration, hostName: BrokerSettings.hostName),
-            removals: removals, leftOver: leftOver)
-        broker = shell
-        logger.info("broker", metadata: ["broker": "\(settings.address)", "topic": "\(settings.topic)"])
-        feedBroker(.start)
-        feedBroker(.state(brokerState))
+    /// The daemon's start: the link `configuration` asks for, if any.
+    func startBroker(_ configuration: DaemonConfiguration) {
+        performSuccession(brokerSuccession.handle(.start(configuration)))
     }
 
-    /// After a reload: a link of other settings or other discovery configs replaces the one in use, once
-    /// that one has said `offline` and disconnected (so that its `offline` cannot come after the new
-    /// one's `online`); the configs the new one no longer has are removed, and the presses the old one
-    /// did not get out (a broker away, a wrong CA) go out on the new one. A reload that comes while a
-    /// replacement waits for that makes the replacement its own.
+    /// A reload: a link of other settings or other discovery configs replaces the one in use, once that one
+    /// has stopped (`BrokerSuccession`).
     func reloadBroker(_ new: DaemonConfiguration) {
-        guard brokerReplacement == nil else {
-            brokerReplacement = new
-            return
-        }
-        guard let shell = broker else { return startBroker(new) }
-        guard shell.settings != new.broker || shell.documents != Self.brokerDocuments(new) else { return }
-        brokerReplacement = new
-        Task(executorPreference: EventLoopExecutor.shared) { [self] in await replaceBroker() }
+        let changes = broker.map { $0.settings != new.broker || $0.documents != Self.brokerDocuments(new) } ?? true
+        performSuccession(brokerSuccession.handle(.reload(new, changes: changes)))
     }
 
-    /// Ends the link in use, then starts the replacement a reload asked for, with what the old one did not
-    /// get out.
-    private func replaceBroker() async {
-        guard let shell = broker else { return }
-        await stopBroker()
-        // The daemon stopped meanwhile (`endBroker`).
-        guard let next = brokerReplacement else { return }
-        brokerReplacement = nil
-        // What came while the old link stopped waits in it too: the finished link stays the guard's
-        // until now.
-        let leftOver = shell.loop.machine.leftOver
-        broker = nil
-        startBroker(next, removals: DiscoveryDocuments.removals(old: shell.documents, new: Self.brokerDocuments(next)), leftOver: leftOver)
+    /// The daemon's stop: no replacement starts, and the link in use says `offline`, disconnects and ends,
+    /// within `BrokerLink.stopTimeout`.
+    func endBroker() async {
+        performSuccession(brokerSuccession.handle(.end))
+        guard let shell = broker, !shell.loop.machine.hasFinished else { return }
+        await withCheckedContinuation { shell.whenFinished.append($0) }
+    }
+
+    /// Performs what the succession decided; `old` is the link that just finished.
+    private func performSuccession(_ action: BrokerSuccession.Action?, replacing old: BrokerShell? = nil) {
+        switch action {
+        case nil: break
+        case .stop(let generation):
+            guard broker?.generation == generation else { return }
+            feedBroker(.stop)
+        case .start(let configuration, let generation):
+            guard let settings = configuration.broker else { return }
+            // A replacement takes the configs the old link published, to remove those it has not, and the
+            // presses it did not get out (a broker away, a wrong CA).
+            let shell = BrokerShell(
+                generation: generation, settings: settings, node: BrokerShell.node(settings, configuration, hostName: BrokerSettings.hostName),
+                removals: DiscoveryDocuments.removals(old: old?.documents ?? [], new: Self.brokerDocuments(configuration)),
+                leftOver: old?.loop.machine.leftOver ?? [])
+            broker = shell
+            logger.info("broker", metadata: ["broker": "\(settings.address)", "topic": "\(settings.topic)"])
+            feedBroker(.start)
+            feedBroker(.state(brokerState))
+        }
     }
 
     /// The discovery configs a link of `configuration` publishes.
     private static func brokerDocuments(_ configuration: DaemonConfiguration) -> [BrokerDocument] {
         configuration.broker.flatMap { BrokerShell.node($0, configuration, hostName: BrokerSettings.hostName) }.map(DiscoveryDocuments.documents) ?? []
-    }
-
-    /// The daemon's stop: no replacement starts, and the link in use ends.
-    func endBroker() async {
-        brokerReplacement = nil
-        await stopBroker()
-    }
-
-    /// Says `offline`, disconnects and ends the link, within `BrokerLink.stopTimeout`.
-    private func stopBroker() async {
-        guard let shell = broker, !shell.loop.machine.hasFinished else { return }
-        await withCheckedContinuation { done in
-            shell.whenFinished.append(done)
-            feedBroker(.stop)
-        }
     }
 
     /// The state the broker is told: the guard's, where presses come from and the devices present.
@@ -167,10 +150,12 @@ extension GuardService {
             if let hint = report.hint { metadata["fix"] = "\(hint)" }
             logger.log(level: report.level == .warning ? .warning : .info, "\(report.text)", metadata: metadata)
         case .finished:
-            // A replacement, once it starts, takes what waits in this one.
-            if broker === shell, brokerReplacement == nil { broker = nil }
             for done in shell.whenFinished { done.resume() }
             shell.whenFinished = []
+            // The replacement, if one waits, starts at once, so that no reload comes between the two; it is
+            // a machine of its own, which this turn of the old one's does not enter.
+            broker = nil
+            performSuccession(brokerSuccession.handle(.finished(generation: generation)), replacing: shell)
         }
         return []
     }

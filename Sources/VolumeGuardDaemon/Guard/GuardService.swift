@@ -37,10 +37,8 @@ actor GuardService: Service, CustomStringConvertible {
     let httpGauge: HTTPGauge?
     /// The link to the MQTT broker; nil without one (`GuardService+Broker.swift`).
     var broker: BrokerShell?
-    /// The number of the latest link: a reload's link has the next.
-    var brokerGeneration = 0
-    /// A reload's configuration, whose link starts once the one in use has stopped.
-    var brokerReplacement: DaemonConfiguration?
+    /// Which link is in use, and which starts next (`BrokerSuccession`).
+    var brokerSuccession = BrokerSuccession()
     /// What the links' connections report, from their threads, in order.
     let brokerInbox: AsyncStream<BrokerReportedEvent>.Continuation
     private let brokerEvents: AsyncStream<BrokerReportedEvent>
