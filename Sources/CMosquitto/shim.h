@@ -3,5 +3,9 @@
 
 #include <mosquitto.h>
 #include <sys/eventfd.h>
+#include <pthread.h>
+
+/// glibc's, which <pthread.h> declares only under _GNU_SOURCE: names the connection's thread.
+int pthread_setname_np(pthread_t thread, const char *name);
 
 #endif

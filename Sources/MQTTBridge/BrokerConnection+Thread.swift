@@ -33,6 +33,8 @@ extension BrokerConnection {
 
     /// Connects, turns the loop until the connection ends, then frees the handle and sends `.closed`.
     private func run(_ request: ConnectRequest) {
+        // Its own name in ps, top and /proc/PID/task/*/comm; else it takes its creator's, libpulse's.
+        pthread_setname_np(pthread_self(), "mqtt")
         // OpenSSL writes a TLS socket with write(2), not send(2) with MSG_NOSIGNAL: a broker gone mid-write
         // raises SIGPIPE in this thread, which ends a process that does not ignore it (the daemon does; a
         // test runner does not). Blocked here, it stays pending on this thread, and the write fails EPIPE.

@@ -65,6 +65,24 @@ struct IdleTests {
         #expect(await daemon.stop() == 0)
     }
 
+    /// Connected to a broker, the daemon wakes for libmosquitto's keepalive alone: its connection's thread
+    /// turns every quarter of the keepalive (30 s), and sends a ping once in 30 s, whose answer wakes it
+    /// again (docs/DESIGN.md, "The MQTT broker's connection has a thread of its own").
+    @Test("Connected to a broker at rest, the daemon's threads wake at most six times in 15 s")
+    func withABroker() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let broker = try Broker()
+        let daemon = try await Daemon(on: server, config: brokerConfig(port: broker.port) + "mqtt-topic = \"vg-test/idle\"\n")
+        try await daemon.waitForBroker("connected")
+        #expect(try await eventually { try await daemon.brokerStatus()?.inFlight == 0 }, "the announcement acknowledged")
+        // Settling, as above.
+        try await Task.sleep(for: .seconds(6))
+
+        let (total, threads) = try await Self.wakeUps(of: daemon, over: .seconds(15))
+        #expect(!Daemon.runsNatively || total <= 6, "\(total) context switches in 15 s at rest with a broker (\(threads))")
+        #expect(await daemon.stop() == 0)
+    }
+
     /// The context switches of the daemon's threads over `window`: their sum, and each thread's by name.
     static func wakeUps(of daemon: Daemon, over window: Duration) async throws -> (total: Int, threads: String) {
         let before = try daemon.contextSwitches
