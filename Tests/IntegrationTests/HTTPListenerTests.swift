@@ -85,8 +85,12 @@ struct HTTPListenerTests {
             try outcome(of: [Daemon.binary, "status", "--socket", daemon.socketPath]).output.contains(
                 "http        127.0.0.1:\(port), event streams 2, connections "))
 
-        // The comment that keeps a connection checked comes every 15 s.
-        _ = quiet.next(timeout: .seconds(20))
+        // The comment that keeps a connection checked comes every 15 s, whatever the audio server.
+        guard kind == AudioServer.Kind.underTest.first else { return }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !quiet.comments.contains(": keep-alive"), ContinuousClock.now < deadline {
+            _ = quiet.next(timeout: .seconds(1))
+        }
         #expect(quiet.comments.contains(": keep-alive"))
     }
 
