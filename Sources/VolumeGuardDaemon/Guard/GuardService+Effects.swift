@@ -23,7 +23,7 @@ extension GuardService {
             do {
                 try record.save(originals)
             } catch {
-                logger.error("cannot record the original levels; a crash now would lose them", metadata: ["error": "\(error)"])
+                logger.error("cannot record the original levels; a crash now would lose them", metadata: ["path": "\(record.path)", "error": "\(error)"])
             }
         case .watchDevices: watchDevices()
         case .stopWatchingDevices: deviceFiles.closeAll()
