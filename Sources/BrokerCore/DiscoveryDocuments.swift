@@ -9,7 +9,10 @@ import GuardProtocol
 /// `<discovery_prefix>/device_automation/[<node_id>/]<object_id>/config`, one trigger per topic, (`type`,
 /// `subtype`) unique per device; `automation_type` must be `trigger`; `topic`, `type`, `subtype` required;
 /// `payload` matched against the `value_template`'s result. The event entity (integrations/event.mqtt) needs
-/// `event_types` and reads `event_type` from the JSON message.
+/// `event_types` and reads `event_type` from the JSON message. Both subscribe at the `qos` they are given, 0
+/// unless told: given 1, a press reaches Home Assistant at least once on the broker's side too. Tried
+/// against Home Assistant 2024.3: the device, its event entity and its triggers appear, and an automation
+/// on a trigger runs once per press of its key and gesture.
 public enum DiscoveryDocuments {
     /// What the daemon tells Home Assistant about itself.
     public struct Node: Hashable, Sendable {
@@ -98,10 +101,12 @@ public enum DiscoveryDocuments {
         var availabilityTopic: String
         var payloadAvailable = "online"
         var payloadNotAvailable = "offline"
+        /// Home Assistant's subscription's QoS (its default is 0): at least once from the broker to it too.
+        var qos = 1
         var device: Device
 
         enum CodingKeys: String, CodingKey {
-            case name, device
+            case name, device, qos
             case uniqueID = "unique_id"
             case stateTopic = "state_topic"
             case eventTypes = "event_types"
@@ -118,10 +123,11 @@ public enum DiscoveryDocuments {
         var subtype: String
         var payload: String
         var valueTemplate = "{{ value_json.event_type }}"
+        var qos = 1
         var device: Device
 
         enum CodingKeys: String, CodingKey {
-            case topic, type, subtype, payload, device
+            case topic, type, subtype, payload, device, qos
             case automationType = "automation_type"
             case valueTemplate = "value_template"
         }

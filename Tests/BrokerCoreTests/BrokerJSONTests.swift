@@ -67,12 +67,12 @@ struct DiscoveryDocumentsTests {
         #expect(
             documents[0].payload
                 == #"{"availability_topic":"volume-guard/booth/availability","device":"# + device
-                + #","event_types":["press:up","press:KEY_ENTER","tap:up","tap:KEY_ENTER","hold_start:up","hold_start:KEY_ENTER"],"name":"Presses","payload_available":"online","payload_not_available":"offline","state_topic":"volume-guard/booth/events","unique_id":"volume-guard_booth_presses"}"#
+                + #","event_types":["press:up","press:KEY_ENTER","tap:up","tap:KEY_ENTER","hold_start:up","hold_start:KEY_ENTER"],"name":"Presses","payload_available":"online","payload_not_available":"offline","qos":1,"state_topic":"volume-guard/booth/events","unique_id":"volume-guard_booth_presses"}"#
         )
         #expect(
             documents[4].payload
                 == #"{"automation_type":"trigger","device":"# + device
-                + #","payload":"hold_start:KEY_ENTER","subtype":"KEY_ENTER","topic":"volume-guard/booth/events","type":"button_long_press","value_template":"{{ value_json.event_type }}"}"#
+                + #","payload":"hold_start:KEY_ENTER","qos":1,"subtype":"KEY_ENTER","topic":"volume-guard/booth/events","type":"button_long_press","value_template":"{{ value_json.event_type }}"}"#
         )
     }
 
@@ -87,7 +87,7 @@ struct DiscoveryDocumentsTests {
                 "homeassistant/device_automation/volume-guard_booth/press_mute/config",
             ])
         #expect(documents[0].payload.contains(#""event_types":["press:up","press:mute","tap:up"]"#))
-        #expect(documents[2].payload.contains(#""payload":"press:mute","subtype":"mute""#))
+        #expect(documents[2].payload.contains(#""payload":"press:mute","qos":1,"subtype":"mute""#))
         #expect(documents[2].payload.contains(#""type":"button_short_press""#))
     }
 

@@ -30,6 +30,7 @@ struct Announcement {
         #expect(entity["availability_topic"] as? String == "\(prefix)/availability", sourceLocation: sourceLocation)
         #expect(entity["payload_available"] as? String ?? "online" == "online", sourceLocation: sourceLocation)
         #expect(entity["payload_not_available"] as? String ?? "offline" == "offline", sourceLocation: sourceLocation)
+        #expect(entity["qos"] as? Int == 1, "Home Assistant subscribes at QoS 0 unless told", sourceLocation: sourceLocation)
         let device = try #require(entity["device"] as? [String: Any], "\(entity)", sourceLocation: sourceLocation)
         deviceIdentifiers = try #require(device["identifiers"] as? [String], "\(device)", sourceLocation: sourceLocation)
         #expect(!deviceIdentifiers.isEmpty, sourceLocation: sourceLocation)
@@ -40,6 +41,7 @@ struct Announcement {
         var kinds = Set<String>()
         for (object, trigger) in triggers {
             #expect(trigger["automation_type"] as? String == "trigger", "\(object)", sourceLocation: sourceLocation)
+            #expect(trigger["qos"] as? Int == 1, "\(object)", sourceLocation: sourceLocation)
             #expect(trigger["topic"] as? String == "\(prefix)/events", "\(object)", sourceLocation: sourceLocation)
             let type = try #require(trigger["type"] as? String, "\(object): \(trigger)", sourceLocation: sourceLocation)
             let subtype = try #require(trigger["subtype"] as? String, "\(object): \(trigger)", sourceLocation: sourceLocation)
