@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(name: "CPulse"),
         // libmosquitto, from the system (Debian: libmosquitto-dev); the module map links it.
         .systemLibrary(name: "CMosquitto"),
+        // OpenSSL's libcrypto, from the system (Debian: libssl-dev): SHA-256 for the paired clients' tokens.
+        .systemLibrary(name: "CCrypto"),
+        // The clients paired with the HTTP listener: tokens, their hashes, roles and the file that keeps them.
+        .target(name: "Pairing", dependencies: ["CCrypto", "DurableFiles", "GuardSettings"]),
         // The guard's decisions: pure values, no IO, no clock of its own. It speaks the wire's vocabulary.
         .target(name: "VolumeGuardCore", dependencies: ["GuardProtocol"]),
         // The MQTT broker link's decisions and documents (queue, back-off, Home Assistant discovery): pure values.
@@ -86,6 +90,7 @@ let package = Package(
                 "GuardSettings",
                 "InputDevices",
                 "MQTTBridge",
+                "Pairing",
                 "VolumeGuardCore",
                 "GuardProtocol",
                 "PulseBridge",
@@ -140,6 +145,7 @@ let package = Package(
                 "GuardSettings",
                 "InputDevices",
                 "MQTTBridge",
+                "Pairing",
                 "PulseBridge",
                 "VolumeGuardClient",
                 "VolumeGuardCore",
@@ -189,6 +195,8 @@ let package = Package(
         ),
         // The broker link's decisions and its JSON, exact strings.
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "GuardProtocol"]),
+        // Tokens, their hashes and the pairings file, on real files.
+        .testTarget(name: "PairingTests", dependencies: ["Pairing"]),
         // The order of a durable write's steps, and what a crash after each leaves, on real files.
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(

@@ -6,6 +6,7 @@ extension DurableFile {
     public struct Failure: Error, Equatable, CustomStringConvertible {
         public enum Operation: String, Sendable {
             case create
+            case read
             case write
             case sync
             case close

@@ -119,7 +119,8 @@ public struct ConfigFile: Sendable {
             try entries.value("cooldown", as: \.number, "a number (seconds)", check: Action.problem(cooldown:)).map(Self.duration) ?? .zero
         let (directions, keys) = try entries.presses()
         let source = try entries.value(
-            "source", as: \.string, "\"sink\" or \"input\"", check: { Source(rawValue: $0) == nil ? "must be \"sink\" or \"input\"" : nil }
+            "source", as: \.string, "\"sink\", \"input\" or \"client\"",
+            check: { Source(rawValue: $0) == nil ? "must be \"sink\", \"input\" or \"client\"" : nil }
         ).flatMap(Source.init)
         let device = try entries.value("device", as: \.string, "a device name", check: Options.problem(text:))
         let gestures = Setting.Kind.choice(TriggerKind.allCases.map(\.rawValue)).description

@@ -58,6 +58,8 @@ public enum Source: String, Hashable, Sendable, Codable {
     case sink
     /// A key of an input device the daemon grabbed.
     case input
+    /// A client paired with the HTTP listener (`POST /press`), by its name.
+    case client
 }
 
 /// Why a device's key is no longer down.

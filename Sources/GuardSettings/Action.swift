@@ -58,7 +58,7 @@ public struct Action: Hashable, Sendable, Codable {
             and then the volume, and the two are one `down` or `up` press.
             """
         ),
-        ("source", "Only presses from this source, `sink` or `input` (default: either)."),
+        ("source", "Only presses from this source: `sink`, `input` or `client`, a paired client's (default: any)."),
         ("device", "Only presses from this device, by name, matched as `devices` matches names (default: any)."),
         (
             "gesture",
@@ -154,6 +154,7 @@ public struct Action: Hashable, Sendable, Codable {
         case .device(let device):
             variables["VOLUME_GUARD_DEVICE"] = device.name
             variables["VOLUME_GUARD_DEVICE_PATH"] = device.node
+        case .client(let name): variables["VOLUME_GUARD_CLIENT"] = name
         }
         return variables
     }

@@ -10,4 +10,10 @@ extension [String: String] {
     public var configHome: String {
         nonEmpty("XDG_CONFIG_HOME") ?? (self["HOME"] ?? "/") + "/.config"
     }
+
+    /// The user's state directory: `XDG_STATE_HOME`, else `~/.local/state` (or `/tmp/.local/state` without
+    /// a home: what is kept there must be written, where a config file is only read).
+    public var stateHome: String {
+        nonEmpty("XDG_STATE_HOME") ?? (self["HOME"] ?? "/tmp") + "/.local/state"
+    }
 }

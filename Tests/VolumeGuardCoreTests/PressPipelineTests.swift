@@ -28,6 +28,20 @@ struct PressPipelineTests {
         #expect(pipeline.counts.up == 3)
     }
 
+    @Test("A paired client's press takes the next seq, counts, and its named gesture follows at once")
+    mutating func clientPress() {
+        _ = pipeline.sinkPressed(.up, count: 1, sink: "guard_a", at: .zero)
+        let tap = pipeline.clientPressed(.up, key: nil, as: .tap, client: "tablet")
+        #expect(published(tap) == [Press(seq: 2, direction: .up, count: 1, origin: .client("tablet"))])
+        #expect(gestures(tap) == [.tap])
+        #expect(gestures(pipeline.clientPressed(.down, key: nil, as: .double, client: "tablet")) == [.double])
+        #expect(gestures(pipeline.clientPressed(.up, key: nil, as: .hold, client: "tablet")) == [.holdStart, .holdEnd])
+        let enter = pipeline.clientPressed(nil, key: 28, as: .press, client: "phone")
+        #expect(published(enter) == [Press(seq: 5, direction: nil, key: 28, count: 1, origin: .client("phone"))])
+        #expect(gestures(enter).isEmpty, "a press alone: no gesture")
+        #expect(pipeline.counts.up == 3 && pipeline.counts.down == 1)
+    }
+
     @Test("A release carries its press's seq, how long the key was down, and why it ended")
     mutating func release() {
         _ = pipeline.keyDown(115, on: remote, at: .seconds(1))

@@ -69,6 +69,10 @@ extension GuardMachine {
             wish(.held(paused, by: holder), paused: paused, waiter: waiter, at: now)
         case .settleDeadline(let waiter):
             if settling.remove(waiter) { effects.append(.answer(waiter: waiter)) }
+        case .clientPressed(let direction, let key, let gesture, let client):
+            // Once the guard has ended, nothing is published any more.
+            guard !lifecycle.hasEnded else { return }
+            pass(pipeline.clientPressed(direction, key: key, as: gesture, client: client), at: now)
         case .reconfigure(let core, let gestures, let mode):
             pass(pipeline.reconfigure(gestures, at: now), at: now)
             queue.append(.core(.reconfigure(core)))

@@ -65,6 +65,8 @@ public struct GuardMachine: Sendable {
         case pauseHeld(Bool, holder: Int, waiter: Int?)
         /// The wait of `waiter` is over, whether or not the guard acted on its wish.
         case settleDeadline(waiter: Int)
+        /// The paired client `client` pressed the volume key `direction`, or another `key`, as `gesture`.
+        case clientPressed(direction: Direction?, key: UInt16?, gesture: TriggerKind, client: String)
         /// A reloaded configuration: the core's settings, the gestures' thresholds and uses, and the mode.
         case reconfigure(GuardCore.Configuration, GestureDetector.Configuration, GuardMode)
     }

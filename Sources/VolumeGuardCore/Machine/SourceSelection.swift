@@ -14,11 +14,12 @@ public enum SourceSelection: String, Hashable, Sendable, CaseIterable, Codable {
     public var guardsSink: Bool { self != .input }
     /// Whether input devices are taken.
     public var takesDevices: Bool { self != .sink }
-    /// Whether presses come from `source`.
+    /// Whether presses come from `source`. A paired client's come whichever source is selected.
     public func takes(_ source: Source) -> Bool {
         switch source {
         case .sink: guardsSink
         case .input: takesDevices
+        case .client: true
         }
     }
 }

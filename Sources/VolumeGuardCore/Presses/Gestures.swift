@@ -68,13 +68,14 @@ public struct GestureDetector: Hashable, Sendable {
 
         /// How long after its press a tap is told, at the soonest, on a key that looks for `lookedFor`: on
         /// a device, once no second down can make it a double (and, where a hold is looked for, its key is
-        /// up); on the sink, once neither a first repeat nor a second press can come. An action on taps
-        /// waits this long.
+        /// up); on the sink, once neither a first repeat nor a second press can come; a client's names its
+        /// gesture, so its tap waits for nothing. An action on taps waits this long.
         public func tapDelay(on source: Source, lookingFor lookedFor: GestureUses.LookedFor) -> Duration {
             let double = lookedFor.double ? doubleWindow : .zero
             switch source {
             case .input: return double
             case .sink: return max(lookedFor.hold ? repeatDelay : .zero, double)
+            case .client: return .zero
             }
         }
     }

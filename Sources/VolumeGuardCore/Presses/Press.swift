@@ -35,11 +35,14 @@ public enum Origin: Hashable, Sendable {
     case sink(String)
     /// A grabbed input device.
     case device(DeviceRef)
+    /// The client paired with the HTTP listener under this name.
+    case client(String)
 
     public var source: Source {
         switch self {
         case .sink: .sink
         case .device: .input
+        case .client: .client
         }
     }
 }

@@ -58,6 +58,27 @@ public struct PressPipeline: Sendable {
         return [.release(release)] + tell((gestures, wakeUp))
     }
 
+    /// A press a paired client made: of the volume key `direction`, or of another `key`, as the gesture
+    /// `gesture` (`press`: the press alone). A client names its gesture, so nothing waits for one: its tap,
+    /// double press or hold (its start and its end) follows its press at once.
+    public mutating func clientPressed(_ direction: Direction?, key: UInt16?, as gesture: TriggerKind, client: String) -> [Action] {
+        let press = number(Press(seq: 0, direction: direction, key: direction == nil ? key : nil, count: 1, origin: .client(client)))
+        let gestures: [GestureKind] =
+            switch gesture {
+            case .press: []
+            case .tap: [.tap]
+            case .double: [.double]
+            case .hold: [.holdStart, .holdEnd]
+            }
+        return [.publish(press)]
+            + gestures.map { kind in
+                .gesture(
+                    Gesture(
+                        kind: kind, direction: press.direction, key: press.key, seq: press.seq, presses: kind == .double ? 2 : 1,
+                        origin: press.origin))
+            }
+    }
+
     /// Looks again at `now`, as a `wakeUp` asked.
     public mutating func wakeUp(at now: Duration) -> [Action] {
         tell(guessed.wakeUp(at: now)) + tell(keysDown.wakeUp(at: now))

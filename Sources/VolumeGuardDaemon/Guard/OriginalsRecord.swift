@@ -25,10 +25,8 @@ public struct OriginalsRecord: Sendable {
     /// `$XDG_STATE_HOME/volume-guard/originals@<socket path>.json` (`~/.local/state/...` when unset),
     /// the socket path with `/` written `%2F` (and `%` as `%25`), so that every socket has its own name.
     public static func standardPath(environment: [String: String], socketPath: String) -> String {
-        // Without HOME, somewhere writable: the record must be written, where a config file is only read.
-        let state = environment.nonEmpty("XDG_STATE_HOME") ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
         let socket = socketPath.escapingScalars(["%": "%25", "/": "%2F"])
-        return state + "/volume-guard/originals@\(socket).json"
+        return environment.stateHome + "/volume-guard/originals@\(socket).json"
     }
 
     private struct Entry: Codable {
@@ -80,35 +78,18 @@ public struct OriginalsRecord: Sendable {
         }
     }
 
-    /// The file's bytes, up to one past `sizeLimit`, or why it is no file to read; nil when there is none.
-    /// Opened nonblocking and checked before it is read, so that a FIFO at the path cannot hang the start.
+    /// The file's bytes, or why it is no file to read; nil when there is none.
     private static func contents(of path: String) throws(Failure) -> Result<[UInt8], Damage>? {
-        let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking])
-        } catch Errno.noSuchFileOrDirectory {
-            return nil
-        } catch {
-            throw Failure(operation: "read", path: path, code: error)
-        }
-        defer { try? file.close() }
-        var info = stat()
-        guard fstat(file.rawValue, &info) == 0 else { throw Failure(operation: "read", path: path, code: Errno(rawValue: errno)) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notAFile) }
-        guard info.st_size <= sizeLimit else { return .failure(.tooLarge(Int(info.st_size))) }
-        var bytes = [UInt8](repeating: 0, count: sizeLimit + 1)
-        var count = 0
-        while count < bytes.count {
-            let read: Int
-            do {
-                read = try bytes.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
-            } catch {
-                throw Failure(operation: "read", path: path, code: error)
+            return try DurableFile.read(path, limit: sizeLimit)?.mapError { unfit in
+                switch unfit {
+                case .notAFile: .notAFile
+                case .tooLarge(let size): .tooLarge(size)
+                }
             }
-            if read == 0 { break }
-            count += read
+        } catch {
+            throw Failure(operation: "read", path: path, code: error.errno)
         }
-        return .success(Array(bytes[..<count]))
     }
 
     /// The levels a record's bytes hold. A crash can leave anything in the file: what is not a record is

@@ -20,7 +20,8 @@ extension PressMessage {
     init(_ press: Press, time: String) {
         self.init(
             seq: press.seq, direction: press.direction, key: press.key.map(KeyNames.name), count: press.count, source: press.origin.source,
-            sink: press.origin.sink, device: press.origin.device?.name, path: press.origin.device?.node, time: time
+            sink: press.origin.sink, device: press.origin.device?.name, path: press.origin.device?.node, client: press.origin.client,
+            time: time
         )
     }
 }
@@ -39,7 +40,7 @@ extension GestureMessage {
         self.init(
             gesture: gesture.kind, direction: gesture.direction, key: gesture.key.map(KeyNames.name), seq: gesture.seq,
             presses: gesture.presses, source: gesture.origin.source, sink: gesture.origin.sink, device: gesture.origin.device?.name,
-            path: gesture.origin.device?.node, cause: gesture.cause, time: time
+            path: gesture.origin.device?.node, client: gesture.origin.client, cause: gesture.cause, time: time
         )
     }
 }
@@ -51,5 +52,9 @@ extension Origin {
 
     fileprivate var device: DeviceRef? {
         if case .device(let device) = self { device } else { nil }
+    }
+
+    fileprivate var client: String? {
+        if case .client(let name) = self { name } else { nil }
     }
 }

@@ -13,6 +13,8 @@ public struct GestureMessage: Hashable, Sendable, Codable {
     public var sink: String?
     public var device: String?
     public var path: String?
+    /// The paired client that made it, for a client's gesture.
+    public var client: String?
     /// Why a device's hold ended: its release's cause.
     public var cause: ReleaseCause?
     /// When the guard told it: ISO 8601, UTC, milliseconds.
@@ -20,7 +22,8 @@ public struct GestureMessage: Hashable, Sendable, Codable {
 
     public init(
         gesture: GestureKind, direction: Direction?, key: String? = nil, seq: UInt64, presses: Int, source: Source = .sink,
-        sink: String?, device: String? = nil, path: String? = nil, cause: ReleaseCause? = nil, time: String
+        sink: String?, device: String? = nil, path: String? = nil, client: String? = nil, cause: ReleaseCause? = nil,
+        time: String
     ) {
         self.gesture = gesture
         self.direction = direction
@@ -31,6 +34,7 @@ public struct GestureMessage: Hashable, Sendable, Codable {
         self.sink = sink
         self.device = device
         self.path = path
+        self.client = client
         self.cause = cause
         self.time = time
     }

@@ -13,12 +13,14 @@ public struct PressMessage: Hashable, Sendable, Codable {
     /// The device it came from (its name) and its node, for a device's press.
     public var device: String?
     public var path: String?
+    /// The paired client that made it (`POST /press`), by its name, for a client's press.
+    public var client: String?
     /// When the guard saw it: ISO 8601, UTC, milliseconds.
     public var time: String
 
     public init(
         seq: UInt64, direction: Direction?, key: String? = nil, count: Int, source: Source = .sink, sink: String?,
-        device: String? = nil, path: String? = nil, time: String
+        device: String? = nil, path: String? = nil, client: String? = nil, time: String
     ) {
         self.seq = seq
         self.direction = direction
@@ -28,6 +30,7 @@ public struct PressMessage: Hashable, Sendable, Codable {
         self.sink = sink
         self.device = device
         self.path = path
+        self.client = client
         self.time = time
     }
 }

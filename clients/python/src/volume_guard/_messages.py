@@ -13,8 +13,9 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ._errors import VolumeGuardError
 
 Direction = Literal["up", "down", "mute"]
-Source = Literal["sink", "input"]
-"""Where a press came from: a change of the guarded sink, or a key of a grabbed input device."""
+Source = Literal["sink", "input", "client"]
+"""Where a press came from: a change of the guarded sink, a key of a grabbed input device, or a client
+paired with the HTTP listener."""
 Cause = Literal["key-up", "device-gone", "paused", "stopped"]
 """Why a device's key counts as up: it came up, the device vanished, the daemon paused or is stopping."""
 
@@ -158,6 +159,8 @@ class Press(TypedDict):
     """The device's name, for the `input` source: `AB Shutter3 Consumer Control`."""
     path: NotRequired[str]
     """The device's node, for the `input` source: `/dev/input/event3`."""
+    client: NotRequired[str]
+    """The paired client's name, for the `client` source."""
     time: str
     """When the guard saw it: ISO 8601, UTC, milliseconds."""
 
