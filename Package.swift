@@ -32,7 +32,7 @@ let package = Package(
         // OpenSSL's libcrypto, from the system (Debian: libssl-dev): SHA-256 for the paired clients' tokens.
         .systemLibrary(name: "CCrypto"),
         // The clients paired with the HTTP listener: tokens, their hashes, roles and the file that keeps them.
-        .target(name: "Pairing", dependencies: ["CCrypto", "DurableFiles", "GuardSettings"]),
+        .target(name: "Pairing", dependencies: ["CCrypto", "DurableFiles", "GuardProtocol", "GuardSettings"]),
         // The guard's decisions: pure values, no IO, no clock of its own. It speaks the wire's vocabulary.
         .target(name: "VolumeGuardCore", dependencies: ["GuardProtocol"]),
         // The MQTT broker link's decisions and documents (queue, back-off, Home Assistant discovery): pure values.
@@ -196,7 +196,7 @@ let package = Package(
         // The broker link's decisions and its JSON, exact strings.
         .testTarget(name: "BrokerCoreTests", dependencies: ["BrokerCore", "GuardProtocol"]),
         // Tokens, their hashes and the pairings file, on real files.
-        .testTarget(name: "PairingTests", dependencies: ["Pairing"]),
+        .testTarget(name: "PairingTests", dependencies: ["GuardProtocol", "Pairing"]),
         // The order of a durable write's steps, and what a crash after each leaves, on real files.
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(

@@ -7,6 +7,8 @@ public struct Request: Hashable, Sendable {
         case resume
         case ping
         case version
+        /// Read the pairings file again (`volume-guard pair` and `revoke` ask, having written it).
+        case reloadPairings = "reload-pairings"
     }
 
     public var command: Command

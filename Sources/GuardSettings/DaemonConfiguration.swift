@@ -69,7 +69,8 @@ public struct DaemonConfiguration: Hashable, Sendable {
             actions: options.actions ?? [],
             logLevel: options.logLevel ?? .info,
             http: options.http.flatMap(ListenAddress.init).map { address in
-                HTTPSettings(address: address, origins: (options.httpOrigins ?? []).compactMap(WebOrigin.init))
+                HTTPSettings(
+                    address: address, origins: (options.httpOrigins ?? []).compactMap(WebOrigin.init), tokensOnLoopback: options.httpTokens ?? false)
             },
             broker: options.brokerSettings
         )
@@ -109,6 +110,7 @@ public struct DaemonConfiguration: Hashable, Sendable {
         if historyCapacity != other.historyCapacity { changed.append("history") }
         if http?.address != other.http?.address { changed.append("http") }
         if http?.origins != other.http?.origins { changed.append("http-origins") }
+        if http?.tokensRequired != other.http?.tokensRequired { changed.append("http-tokens") }
         return changed
     }
 

@@ -34,6 +34,7 @@ public struct Options: Hashable, Sendable, Codable {
     public var http: String?
     /// The web pages (`WebOrigin`) the HTTP listener serves, and lets pause and resume.
     public var httpOrigins: [String]?
+    public var httpTokens: Bool?
     /// Where presses come from: the sink, input devices, or both.
     public var source: SourceSelection?
     /// The input devices to take keys from (`DeviceMatch`, as written).
@@ -152,21 +153,7 @@ public struct Options: Hashable, Sendable, Codable {
                 "double-window", \.doubleWindow, unit: "milliseconds",
                 help: "Gestures: the longest gap between the two presses of a double press, \(milliseconds(default: \.doubleWindow)).",
                 check: problem(milliseconds:)),
-            .text(
-                "http", \.http, "an address",
-                help: """
-                    An HTTP listener for web pages: presses as Server-Sent Events at `/events`, with `/status`, `/pause` and \
-                    `/resume`; off by default. A port alone (`8370`) binds to loopback; an IP address and port \
-                    (`127.0.0.1:8370`, `[::1]:8370`) binds there. An address other than loopback exposes presses and the \
-                    status to every host that can reach it, and is logged with a warning.
-                    """, needsRestart: true, check: ListenAddress.problem),
-            .list(
-                "http-origins", \.httpOrigins, "a list of origins",
-                help: """
-                    The web pages that the HTTP listener serves, by origin: scheme, host and port, as the browser sends it \
-                    (`http://127.0.0.1:8000`). A request from any other page is refused, CORS headers go to exactly these, \
-                    and only these may pause and resume.
-                    """, needsRestart: true, check: problem(origins:)),
+        ] + httpSettings + [
             .choice(
                 "source", \.source,
                 help: """

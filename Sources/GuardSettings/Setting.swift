@@ -127,9 +127,9 @@ public struct Setting: Sendable {
             read: { if case .whole(let whole) = $0 { whole } else { nil } }, check: check)
     }
 
-    static func bool(_ key: String, _ path: WritableKeyPath<Options, Bool?> & Sendable, help: String) -> Setting {
+    static func bool(_ key: String, _ path: WritableKeyPath<Options, Bool?> & Sendable, help: String, needsRestart: Bool = false) -> Setting {
         Setting(
-            key, path, .bool, help: help, needsRestart: false, read: { if case .bool(let bool) = $0 { bool } else { nil } },
+            key, path, .bool, help: help, needsRestart: needsRestart, read: { if case .bool(let bool) = $0 { bool } else { nil } },
             check: { _ in nil })
     }
 

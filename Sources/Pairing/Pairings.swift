@@ -1,3 +1,5 @@
+import GuardProtocol
+
 /// A client paired with the HTTP listener: its name, its role and its token's hash, and when it was paired.
 public struct PairedClient: Hashable, Sendable, Codable {
     public var name: String

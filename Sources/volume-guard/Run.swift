@@ -58,6 +58,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: .setting("http-origins", valueName: "origin"))
     var httpOrigins: [String] = []
 
+    @Flag(inversion: .prefixedNo, help: .setting("http-tokens"))
+    var httpTokens: Bool?
+
     @Option(help: .setting("source", valueName: "source"))
     var source: SourceSelection?
 
@@ -84,6 +87,7 @@ struct Run: AsyncParsableCommand {
             doubleWindow: doubleWindow, http: http, httpOrigins: httpOrigins.isEmpty ? nil : httpOrigins, source: source,
             devices: input.devices, keys: input.keys, holdDelay: holdDelay
         )
+        options.httpTokens = httpTokens
         broker.apply(to: &options)
         return options
     }

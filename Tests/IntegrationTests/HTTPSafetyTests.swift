@@ -192,7 +192,7 @@ struct HTTPSafetyTests {
         #expect(stalled.readToEnd(timeout: .seconds(30)) != nil, "the stalled stream was not closed")
     }
 
-    @Test("Nothing listens on TCP unless configured; a bare port is loopback; a wider address is logged as such")
+    @Test("Nothing listens on TCP unless configured; a bare port is loopback; a wider address needs tokens, and says so while none is paired")
     func loopbackByDefault() async throws {
         let server = try AudioServer(.pulseaudio)
         let plain = try await Daemon(on: server)
@@ -204,11 +204,12 @@ struct HTTPSafetyTests {
         let address = try #require(try await barePort.status().http?.address)
         #expect(address.hasPrefix("127.0.0.1:"))
         #expect(try listeningTCP(pid: barePort.pid) == [address])
-        #expect(!barePort.log.contains("not on loopback"))
+        #expect(!barePort.log.contains("needs a paired client's token"))
         #expect(await barePort.stop() == 0)
 
         let wide = try await Daemon(on: server, arguments: ["--http", "0.0.0.0:0"])
-        #expect(wide.log.contains("warning the HTTP listener is not on loopback"))
+        #expect(wide.log.contains("tokens=required"))
+        #expect(wide.log.contains("the HTTP listener needs a paired client's token and no client is paired yet"))
     }
 }
 

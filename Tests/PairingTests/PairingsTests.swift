@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import GuardProtocol
 import Pairing
 import Testing
 

@@ -108,12 +108,14 @@ struct ConfigFileTests {
         var description: String { "\(key ?? "-") at \(line)" }
     }
 
+    /// What an unknown key is told: every key, in the order of their declarations.
+    static let unknownKey =
+        "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, http-tokens, source, devices, keys, hold-delay, mqtt, mqtt-user, mqtt-password-file, mqtt-ca-file, mqtt-cert-file, mqtt-key-file, mqtt-topic, mqtt-commands, mqtt-discovery, mqtt-discovery-prefix, action"
+
     static let mistakes: [Mistake] = [
         Mistake(
             text: "sink = \"a\"\nstepp = 5\n", line: 2, key: "stepp",
-            message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, mqtt, mqtt-user, mqtt-password-file, mqtt-ca-file, mqtt-cert-file, mqtt-key-file, mqtt-topic, mqtt-commands, mqtt-discovery, mqtt-discovery-prefix, action"
-        ),
+            message: unknownKey),
         Mistake(text: "# a comment\n\nstep = 200\n", line: 3, key: "step", message: "must be between 0.1 and 100 (percent)"),
         Mistake(text: "step = \"5\"\n", line: 1, key: "step", message: "must be a number (percent)"),
         Mistake(text: "history = 1.5\n", line: 1, key: "history", message: "must be a whole number"),
@@ -143,9 +145,7 @@ struct ConfigFileTests {
             text: "mqtt = \"mqtts://pi.local\"\nmqtt-cert-file = \"/c.pem\"\n", line: 2, key: "mqtt-cert-file", message: "needs mqtt-key-file"),
         Mistake(
             text: "step = 5\n\n[guard]\nsink = \"a\"\n", line: 3, key: "guard",
-            message:
-                "unknown key; known keys: sink, guard-mute, step, clamp-margin, history, socket, server, log-level, mode, repeat-period, repeat-delay, double-window, http, http-origins, source, devices, keys, hold-delay, mqtt, mqtt-user, mqtt-password-file, mqtt-ca-file, mqtt-cert-file, mqtt-key-file, mqtt-topic, mqtt-commands, mqtt-discovery, mqtt-discovery-prefix, action"
-        ),
+            message: unknownKey),
         Mistake(
             text: "[[action]]\nrun = [\"a\"]\n\n[[action]]\nrun = [\"b\"]\ntimeout = 0\n", line: 6, key: "timeout", action: 2,
             message: "must be between 0.1 and 3600 (seconds)"),

@@ -69,7 +69,7 @@ struct HTTPRequestPolicyTests {
 
     @Test("Unknown paths are 404, wrong methods 405 with what the path takes")
     func pathsAndMethods() {
-        #expect(code(decide("/"))! == (404, .notFound))
+        #expect(code(decide("/index.html"))! == (404, .notFound))
         #expect(code(decide("/events/x"))! == (404, .notFound))
         #expect(code(decide("http://127.0.0.1:8370/status"))! == (404, .notFound))
         guard case .refuse(let refusal) = decide("/pause") else {

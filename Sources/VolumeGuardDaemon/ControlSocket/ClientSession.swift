@@ -8,14 +8,17 @@ import Synchronization
 struct ClientSession {
     let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let guardService: GuardService
+    /// The HTTP listener's paired clients, which `reload-pairings` reads again.
+    let pairings: PairedClients
     /// This connection's number, which names the pause it may hold.
     let number: Int
     private let decoder = RequestDecoder()
     private static let connections = Atomic<Int>(0)
 
-    init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, guardService: GuardService) {
+    init(client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, guardService: GuardService, pairings: PairedClients) {
         self.client = client
         self.guardService = guardService
+        self.pairings = pairings
         self.number = Self.connections.add(1, ordering: .relaxed).newValue
     }
 
@@ -81,6 +84,12 @@ struct ClientSession {
             return ByteBuffer(line: AckMessage(type: "pong", id: request.id))
         case .version:
             return ByteBuffer(line: AckMessage(type: "version", id: request.id, version: VolumeGuardVersion.current))
+        case .reloadPairings:
+            do {
+                return ByteBuffer(line: AckMessage(type: "pairings-reloaded", id: request.id, clients: try await pairings.reload()))
+            } catch {
+                return ByteBuffer(line: ErrorMessage(RequestError(.unreadable, "\(error)", id: request.id)))
+            }
         }
     }
 }

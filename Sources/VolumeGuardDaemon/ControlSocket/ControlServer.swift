@@ -28,6 +28,7 @@ struct ControlServer: Service, CustomStringConvertible {
 
     let path: String
     let guardService: GuardService
+    let pairings: PairedClients
     let logger: Logger
     private let server: Server
     /// The socket file this daemon bound: the one it removes at the end. Nil for systemd's socket.
@@ -35,23 +36,24 @@ struct ControlServer: Service, CustomStringConvertible {
 
     /// Binds the socket before anything else starts, so that a second daemon fails without ever
     /// touching a sink.
-    init(path: String, guardService: GuardService, logger: Logger) async throws {
+    init(path: String, guardService: GuardService, pairings: PairedClients, logger: Logger) async throws {
         let server = try await Self.bind(path)
-        self.init(path: path, server: server, socketFile: SocketFile(at: path), guardService: guardService, logger: logger)
+        self.init(path: path, server: server, socketFile: SocketFile(at: path), guardService: guardService, pairings: pairings, logger: logger)
     }
 
     /// Serves the socket systemd passed (socket activation). Its file is systemd's: it stays in place at
     /// exit, so that the next client that connects starts the daemon again.
-    init(inherited socket: InheritedSocket, guardService: GuardService, logger: Logger) async throws {
+    init(inherited socket: InheritedSocket, guardService: GuardService, pairings: PairedClients, logger: Logger) async throws {
         let server = try await Self.adopt(socket)
-        self.init(path: socket.path, server: server, socketFile: nil, guardService: guardService, logger: logger)
+        self.init(path: socket.path, server: server, socketFile: nil, guardService: guardService, pairings: pairings, logger: logger)
     }
 
-    private init(path: String, server: Server, socketFile: SocketFile?, guardService: GuardService, logger: Logger) {
+    private init(path: String, server: Server, socketFile: SocketFile?, guardService: GuardService, pairings: PairedClients, logger: Logger) {
         self.path = path
         self.server = server
         self.socketFile = socketFile
         self.guardService = guardService
+        self.pairings = pairings
         self.logger = logger
     }
 
@@ -65,7 +67,7 @@ struct ControlServer: Service, CustomStringConvertible {
                     for try await client in clients {
                         group.addTask {
                             guard await serves(client.channel) else { return }
-                            await ClientSession(client: client, guardService: guardService).run()
+                            await ClientSession(client: client, guardService: guardService, pairings: pairings).run()
                         }
                     }
                 }

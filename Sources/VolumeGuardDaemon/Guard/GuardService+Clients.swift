@@ -58,6 +58,14 @@ extension GuardService {
         )
     }
 
+    /// A paired client's press, in turn with everything else the machine is told: it reaches every
+    /// subscriber and runs the actions as a remote's would. Returns its seq; nil once the guard has ended.
+    func press(_ press: HTTPRequestPolicy.ClientPress, from client: String) -> UInt64? {
+        let before = machine.pipeline.lastSeq
+        handle(.clientPressed(direction: press.direction, key: press.key, gesture: press.gesture, client: client))
+        return machine.pipeline.lastSeq == before ? nil : machine.pipeline.lastSeq
+    }
+
     /// Pauses or resumes guarding, in turn with everything else the machine is told; returns once the
     /// guard has acted on it: a pause once the sink has been given its level back (read back), a resume
     /// once the sink is held again; or after a wait at most (the server may be gone).

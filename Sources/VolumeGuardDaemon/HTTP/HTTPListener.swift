@@ -25,11 +25,12 @@ struct HTTPListener: Service, CustomStringConvertible {
     let address: ListenAddress
     private let server: Server
     private let policy: HTTPRequestPolicy
+    private let clients: PairedClients
     private let guardService: GuardService
     private let logger: Logger
 
     /// Binds the listener before anything else starts, so that a port in use fails the start.
-    init(settings: HTTPSettings, gauge: HTTPGauge, guardService: GuardService, logger: Logger) async throws {
+    init(settings: HTTPSettings, gauge: HTTPGauge, clients: PairedClients, guardService: GuardService, logger: Logger) async throws {
         server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -60,7 +61,8 @@ struct HTTPListener: Service, CustomStringConvertible {
         guard let bound = server.channel.localAddress, let port = bound.port else { throw IOError(errnoCode: EINVAL, reason: "HTTP listener address") }
         address = ListenAddress(host: settings.address.host, port: port)
         gauge.address = address
-        policy = HTTPRequestPolicy(origins: settings.origins)
+        policy = HTTPRequestPolicy(origins: settings.origins, tokensRequired: settings.tokensRequired)
+        self.clients = clients
         self.guardService = guardService
         self.logger = logger
     }
@@ -72,11 +74,12 @@ struct HTTPListener: Service, CustomStringConvertible {
             "HTTP listener",
             metadata: [
                 "address": "\(address)", "origins": "\(policy.origins.map(\.description).sorted().joined(separator: ","))",
+                "tokens": "\(policy.tokensRequired ? "required" : "optional")", "paired": "\(clients.pairings.clients.count)",
             ])
-        if !address.isLoopback {
-            logger.warning(
-                "the HTTP listener is not on loopback: every host that can reach \(address) can watch presses and read the status, and pages of the allowed origins can pause and resume the guard"
-            )
+        if policy.tokensRequired, clients.pairings.clients.isEmpty {
+            logger.notice(
+                "the HTTP listener needs a paired client's token and no client is paired yet: volume-guard pair NAME",
+                metadata: ["pairings": "\(clients.file.path)"])
         }
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
@@ -84,7 +87,7 @@ struct HTTPListener: Service, CustomStringConvertible {
                     for try await accepted in connections {
                         guard let connection = accepted.connection else { continue }
                         group.addTask {
-                            await HTTPSession(connection: connection, policy: policy, guardService: guardService).run()
+                            await HTTPSession(connection: connection, policy: policy, clients: clients, guardService: guardService).run()
                         }
                     }
                 }

@@ -17,10 +17,30 @@ enum HTTPResponses {
         return [.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)), .body(.byteBuffer(line)), .end(nil)]
     }
 
-    /// A refusal: its status, and the protocol's error line as the body.
-    static func refusal(_ refusal: HTTPRequestPolicy.Refusal, origin: WebOrigin?, keepAlive: Bool) -> [HTTPServerResponsePart] {
-        let allow = refusal.allow.isEmpty ? [] : [("Allow", refusal.allow.map(\.rawValue).joined(separator: ", "))]
-        return json(ByteBuffer(line: ErrorMessage(refusal.error)), status: refusal.status, origin: origin, keepAlive: keepAlive, extra: allow)
+    /// A refusal: its status, and the protocol's error line as the body; for the page (`asPage`), the
+    /// page's own words for it, so that a tablet shows what went wrong and what to do.
+    static func refusal(_ refusal: HTTPRequestPolicy.Refusal, origin: WebOrigin?, keepAlive: Bool, asPage: Bool = false) -> [HTTPServerResponsePart] {
+        var extra = refusal.allow.isEmpty ? [] : [("Allow", refusal.allow.map(\.rawValue).joined(separator: ", "))]
+        if refusal.asksForToken { extra.append(("WWW-Authenticate", #"Bearer realm="volume-guard""#)) }
+        if let seconds = refusal.retryAfter { extra.append(("Retry-After", "\(seconds)")) }
+        guard asPage else {
+            return json(ByteBuffer(line: ErrorMessage(refusal.error)), status: refusal.status, origin: origin, keepAlive: keepAlive, extra: extra)
+        }
+        return page(TabletPage.refusal(refusal.error), status: refusal.status, keepAlive: keepAlive, extra: extra)
+    }
+
+    /// An HTML page of the listener's own: no script or style from anywhere else, and never framed.
+    static func page(_ html: String, status: HTTPResponseStatus = .ok, keepAlive: Bool, extra: [(String, String)] = []) -> [HTTPServerResponsePart] {
+        let body = ByteBuffer(string: html)
+        var headers = common(origin: nil, keepAlive: keepAlive)
+        headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(body.readableBytes)")
+        headers.add(
+            name: "Content-Security-Policy",
+            value: "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'")
+        headers.add(name: "Referrer-Policy", value: "no-referrer")
+        headers.add(contentsOf: extra)
+        return [.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)), .body(.byteBuffer(body)), .end(nil)]
     }
 
     /// The answer to a CORS preflight from an allowed origin (or to a plain `OPTIONS`, with none).
@@ -33,7 +53,7 @@ enum HTTPResponses {
         headers.add(name: "Content-Length", value: "0")
         if origin != nil {
             headers.add(name: "Access-Control-Allow-Methods", value: listed)
-            headers.add(name: "Access-Control-Allow-Headers", value: "Content-Type, Last-Event-ID")
+            headers.add(name: "Access-Control-Allow-Headers", value: "Authorization, Content-Type, Last-Event-ID")
             headers.add(name: "Access-Control-Max-Age", value: "600")
             if privateNetwork { headers.add(name: "Access-Control-Allow-Private-Network", value: "true") }
         }

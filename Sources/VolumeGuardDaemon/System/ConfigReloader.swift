@@ -6,7 +6,8 @@ import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
-/// Reloads the configuration on SIGHUP (`systemctl --user reload volume-guard`).
+/// Reloads the configuration, and the HTTP listener's pairings, on SIGHUP (`systemctl --user reload
+/// volume-guard`).
 ///
 /// A configuration that cannot be loaded (a mistake in the file) is refused with a log line, and the one
 /// in use stays. Otherwise everything that can change at run time takes effect at once: sink selection,
@@ -21,6 +22,7 @@ struct ConfigReloader: Service, CustomStringConvertible {
     private let load: @Sendable () throws -> DaemonConfiguration
     private let initial: DaemonConfiguration
     private let guardService: GuardService
+    private let pairings: PairedClients
     private let threshold: JournalLogHandler.Threshold
     private let notifier: SystemdNotifier
     private let logger: Logger
@@ -29,8 +31,9 @@ struct ConfigReloader: Service, CustomStringConvertible {
     /// ends the process); `load` reads the config file again and layers the start's flags over it.
     init(
         hangups: UnixSignalsSequence, load: @escaping @Sendable () throws -> DaemonConfiguration, initial: DaemonConfiguration,
-        guardService: GuardService, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
+        guardService: GuardService, pairings: PairedClients, threshold: JournalLogHandler.Threshold, notifier: SystemdNotifier, logger: Logger
     ) {
+        self.pairings = pairings
         self.hangups = hangups
         self.load = load
         self.initial = initial
@@ -55,6 +58,8 @@ struct ConfigReloader: Service, CustomStringConvertible {
     private func reload(from current: DaemonConfiguration) async -> DaemonConfiguration {
         notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(Self.monotonicMicroseconds())")
         defer { notifier.notify("READY=1") }
+        // The pairings whatever becomes of the configuration: their file is the commands' own.
+        _ = try? await pairings.reload()
         var new: DaemonConfiguration
         do {
             new = try await Self.offTheEventLoop(load)

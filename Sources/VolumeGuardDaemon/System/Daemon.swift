@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GuardSettings
 import Logging
+import Pairing
 import ServiceLifecycle
 import SystemPackage
 import UnixSignals
@@ -50,21 +51,24 @@ public enum Daemon {
         let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
         logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
         let httpGauge = configuration.http.map { _ in HTTPGauge() }
+        // Read before the listener serves a request; a file that cannot be read leaves none paired.
+        let pairings = PairedClients(file: PairingsFile(path: PairingsFile.standardPath(environment: environment)), logger: logger)
+        _ = try? await pairings.reload()
         let guardService = GuardService(
             configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier, httpGauge: httpGauge
         )
         let control =
             if let inherited {
-                try await ControlServer(inherited: inherited, guardService: guardService, logger: logger)
+                try await ControlServer(inherited: inherited, guardService: guardService, pairings: pairings, logger: logger)
             } else {
-                try await ControlServer(path: path, guardService: guardService, logger: logger)
+                try await ControlServer(path: path, guardService: guardService, pairings: pairings, logger: logger)
             }
         var listeners: [any Service] = [control]
         if let settings = configuration.http, let httpGauge {
-            listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, guardService: guardService, logger: logger))
+            listeners.append(try await HTTPListener(settings: settings, gauge: httpGauge, clients: pairings, guardService: guardService, logger: logger))
         }
         let reloader = ConfigReloader(
-            hangups: hangups, load: reload, initial: configuration, guardService: guardService, threshold: threshold,
+            hangups: hangups, load: reload, initial: configuration, guardService: guardService, pairings: pairings, threshold: threshold,
             notifier: notifier, logger: logger
         )
         // Shut down in reverse: stop reloading; give the sink back, telling subscribers and writing them
