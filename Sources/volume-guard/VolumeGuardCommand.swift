@@ -15,7 +15,10 @@ struct VolumeGuardCommand: AsyncParsableCommand {
             Exit codes: 0 ok, 1 error, 2 usage, 3 no daemon running.
             """,
         version: VolumeGuardVersion.current,
-        subcommands: [Run.self, Status.self, Watch.self, Pause.self, Resume.self, Devices.self, Learn.self, CheckConfig.self, Doctor.self, LearnFiles.self]
+        subcommands: [
+            Run.self, Status.self, Watch.self, Pause.self, Resume.self, Devices.self, Learn.self, CheckConfig.self, Doctor.self, Pair.self,
+            Paired.self, Revoke.self, LearnFiles.self,
+        ]
     )
 
     /// ArgumentParser's own `main`, except that a usage error exits with 2, as documented (and as shells
