@@ -124,4 +124,25 @@ struct PairingTests {
         #expect(daemon.log.components(separatedBy: "a wrong token came from 127.0.0.1").count == 2, "logged once")
         #expect(!daemon.log.contains("guess"), "no token is ever logged")
     }
+
+    @Test("Fifty tablets watching at once each get every press")
+    func fiftyWatchers() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server, arguments: Self.listener)
+        let port = try await daemon.httpPort()
+        var streams: [EventStreamClient] = []
+        for index in 0..<50 {
+            let stream = try EventStreamClient(port: port, "/events?states=false&token=\(try pair("tablet-\(index)", role: "watch", for: daemon))")
+            #expect(stream.status == 200)
+            #expect(stream.next()?.type == "subscribed")
+            streams.append(stream)
+        }
+        #expect(try await daemon.status().http?.clients == 50)
+        let trigger = try pair("remote", role: "trigger", for: daemon)
+        #expect(try HTTPClient.request(port: port, "/press?key=down&gesture=press", method: "POST", headers: bearer(trigger)).status == 200)
+        for stream in streams {
+            let press = stream.next()
+            #expect(press?.press?.client == "remote" && press?.press?.direction == .down)
+        }
+    }
 }

@@ -133,6 +133,7 @@ enum TabletPage {
 
     private static let style = """
         <style>
+        [hidden] { display: none !important; }
         body { font-family: system-ui, sans-serif; margin: 0; padding: 1rem; background: #111; color: #eee; }
         header { display: flex; justify-content: space-between; align-items: baseline; }
         #state { font-weight: bold; } #state[data-state="guarding"] { color: #7d7; } #state[data-state="refused"] { color: #f77; }

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +109,12 @@ class AudioServer:
 
 
 class Daemon:
-    """`volume-guard run` on `socket_path` (default: a new one), with its own config and state."""
+    """`volume-guard run` on `socket_path` (default: a new one), with its own config and state; through
+    `launcher` if given (`ip netns exec booth`, to run it on a host of its own)."""
 
-    def __init__(self, server: AudioServer, *arguments: str, socket_path: str | None = None) -> None:
+    def __init__(
+        self, server: AudioServer, *arguments: str, socket_path: str | None = None, launcher: Sequence[str] = ()
+    ) -> None:
         self.server = server
         self.directory = tempfile.mkdtemp(prefix="vg-test-")
         self.socket_path = socket_path or f"{self.directory}/volume-guard.sock"
@@ -124,7 +127,8 @@ class Daemon:
                 "XDG_STATE_HOME": f"{self.directory}/state",
             }
         )
-        command = [binary(), "run", "--socket", self.socket_path, "--log-level", "debug", *arguments]
+        self.environment = environment
+        command = [*launcher, binary(), "run", "--socket", self.socket_path, "--log-level", "debug", *arguments]
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
                 command, env=environment, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
