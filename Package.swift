@@ -219,7 +219,8 @@ let package = Package(
         ),
         // The setup commands' decisions (`learn`'s, `doctor`'s diagnosis fed facts), with no device, server or daemon.
         .testTarget(
-            name: "ClientCommandsTests", dependencies: ["ClientCommands", "GuardConfig", "GuardProtocol", "GuardSettings", "InputDevices", "VolumeGuardCore"]
+            name: "ClientCommandsTests",
+            dependencies: ["ClientCommands", "GuardConfig", "GuardProtocol", "GuardSettings", "InputDevices", "Pairing", "VolumeGuardCore"]
         ),
         // Running programs from tests (to their end, or in the background with their output collected), and a private
         // Mosquitto broker (scripts/mqtt-broker).

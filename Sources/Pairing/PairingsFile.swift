@@ -70,6 +70,11 @@ public struct PairingsFileError: Error, Equatable, CustomStringConvertible {
     public var path: String
     public var problem: String
 
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
     public var description: String {
         problem.hasPrefix("cannot ") ? problem : "the pairings file \(path) \(problem)"
     }

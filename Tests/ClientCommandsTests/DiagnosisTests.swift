@@ -1,6 +1,7 @@
 import GuardProtocol
 import GuardSettings
 import InputDevices
+import Pairing
 import Testing
 import VolumeGuardCore
 
@@ -278,6 +279,30 @@ struct DiagnosisTests {
         #expect(wrong.last?.text.hasPrefix("FAIL  http: nothing listens at 127.0.0.1:8370 (connection refused)") == true)
         facts.http?.connected = .success(())
         #expect(Self.wrong(facts).map(\.link) == [.config])
+    }
+
+    @Test("The pairings: damaged, readable by others, none for a listener that needs tokens, some for one no tablet reaches")
+    func pairings() {
+        var facts = Self.booth()
+        let path = "/home/booth/.local/state/volume-guard/pairings.json"
+        facts.config.options.http = "0.0.0.0:8370"
+        facts.pairings = PairingsFacts(path: path, clients: .success(["tablet"]), mode: 0o600)
+        #expect(Diagnosis(facts).isHealthy)
+        #expect(
+            Diagnosis(facts).findings.last?.message
+                == "1 paired (tablet); the listener at 0.0.0.0:8370 serves the network, every request with a paired client's token")
+        facts.pairings?.mode = 0o644
+        #expect(Self.wrong(facts).map(\.fix) == ["chmod 600 \(path)"])
+        facts.pairings = PairingsFacts(path: path, clients: .success([]), mode: nil)
+        #expect(Self.wrong(facts).map(\.fix) == ["volume-guard pair NAME --role trigger, and open the URL it prints on the tablet"])
+        facts.pairings?.clients = .failure(PairingsFileError(path: path, problem: "is not a pairings file"))
+        #expect(Self.wrong(facts).first?.message == "the pairings file \(path) is not a pairings file")
+        facts.config.options.http = "127.0.0.1:8370"
+        facts.pairings = PairingsFacts(path: path, clients: .success(["tablet"]), mode: 0o600)
+        #expect(
+            Self.wrong(facts).map(\.fix) == [#"set http = "0.0.0.0:8370" in the config file, then systemctl --user restart volume-guard"#])
+        facts.pairings?.clients = .success([])
+        #expect(Diagnosis(facts).isHealthy, "on loopback, no token is needed")
     }
 
     @Test("The broker: refused credentials, a certificate, nothing listening, no password file, each with its fix")

@@ -20,6 +20,7 @@ struct Diagnosis {
         findings += service
         findings += configuration.actions.isEmpty ? [] : actions
         if let http = facts.http { findings.append(self.http(http)) }
+        if let pairings = facts.pairings { findings.append(self.pairings(pairings)) }
         if let broker = facts.broker { findings.append(self.broker(broker)) }
         return findings
     }

@@ -18,7 +18,9 @@ public struct Doctor: AsyncParsableCommand {
             readable by this user, grabbed by the daemon and by no other program (a grab, let go at once, tells; /proc names \
             the program when it is this user's), and whether the udev rule installed (/etc/udev/rules.d/70-volume-guard.rules) \
             covers it; the service: enabled, and lingering when the user has no session on a seat (a booth started at boot); \
-            each action's program, found in the service's PATH and executable; and the HTTP listener, connected to.
+            each action's program, found in the service's PATH and executable; the HTTP listener, connected to; and its \
+            pairings file, readable and private, with a client paired when the listener needs tokens, and a listener a \
+            tablet reaches when a client is paired.
             Each finding is one line: ok, FAIL, or ? for a check that could not be made (no systemd, no permission), which \
             is said so and never guessed; a FAIL line ends with the command that fixes it. Every wait is bounded (the daemon, \
             the audio server, systemctl: 3 s each; the HTTP listener: 2 s), so it never hangs.

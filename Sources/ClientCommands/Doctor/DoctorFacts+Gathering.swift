@@ -3,6 +3,7 @@ import GuardConfig
 import GuardProtocol
 import GuardSettings
 import InputDevices
+import Pairing
 import PulseBridge
 import VolumeGuardClient
 import VolumeGuardCore
@@ -33,6 +34,9 @@ extension DoctorFacts {
         }
         if let address = HTTPFacts.address(configured: configuration.http?.address, daemon: daemon) {
             facts.http = HTTPFacts(address: address.description, connected: HTTPFacts.connect(to: address))
+        }
+        if configuration.http != nil {
+            facts.pairings = PairingsFacts.read(PairingsFile(path: PairingsFile.standardPath(environment: config.environment)))
         }
         if let broker = configuration.broker {
             facts.broker = await BrokerFacts.ask(broker)
@@ -135,5 +139,13 @@ extension ServiceFacts {
 
     private static func systemctl(_ arguments: [String], environment: [String: String]) -> BoundedRun {
         BoundedRun(["systemctl", "--user"] + arguments, environment: environment)
+    }
+}
+
+extension PairingsFacts {
+    static func read(_ file: PairingsFile) -> PairingsFacts {
+        var info = stat()
+        let mode = stat(file.path, &info) == 0 ? UInt32(info.st_mode & 0o777) : nil
+        return PairingsFacts(path: file.path, clients: Result { () throws(PairingsFileError) in try file.load().clients.map(\.name) }, mode: mode)
     }
 }

@@ -1,5 +1,6 @@
 import GuardProtocol
 import GuardSettings
+import Pairing
 import VolumeGuardCore
 
 /// What `doctor` found on the machine, link by link, as plain values: the shell gathers them
@@ -19,6 +20,8 @@ struct DoctorFacts: Sendable {
     var programs: [ProgramFacts] = []
     /// Asked only when `http` is configured.
     var http: HTTPFacts?
+    /// Read only when `http` is configured.
+    var pairings: PairingsFacts?
     /// Asked only when `mqtt` is configured.
     var broker: BrokerFacts?
 }
@@ -136,6 +139,15 @@ struct HTTPFacts: Sendable {
     /// Where it was asked: the daemon's bound address when it reports one, else the configured one.
     var address: String
     var connected: Result<Void, ConnectFailure>
+}
+
+/// The pairings file, as `pair` writes it and the listener reads it.
+struct PairingsFacts: Sendable {
+    var path: String
+    /// The clients it names, or why it cannot be read.
+    var clients: Result<[String], PairingsFileError>
+    /// Its permission bits; nil when there is no file.
+    var mode: UInt32?
 }
 
 struct ConnectFailure: Error, Sendable {

@@ -13,6 +13,7 @@ struct Finding: Hashable, Sendable, Encodable {
         case lingering
         case action
         case http
+        case pairings
         case mqtt
     }
 

@@ -49,7 +49,11 @@ extension GuardService {
             uptimeSeconds: (ContinuousClock.now - started) / .seconds(1),
             contested: core.isContested,
             http: httpGauge.flatMap { gauge in
-                gauge.address.map { HTTPListenerMessage(address: "\($0)", clients: hub.eventStreams, connections: gauge.connections) }
+                gauge.address.map {
+                    HTTPListenerMessage(
+                        address: "\($0)", clients: hub.eventStreams, connections: gauge.connections, tokens: gauge.tokensRequired,
+                        paired: gauge.pairings.pairings.clients.count)
+                }
             },
             source: configuration.source.rawValue,
             devices: deviceMessages,

@@ -1,18 +1,22 @@
 import GuardSettings
 import NIOConcurrencyHelpers
 
-/// The HTTP listener as `status` reports it: the address it bound, and its connections, counted as they
-/// are accepted so that it can turn away those beyond `limit`.
+/// The HTTP listener as `status` reports it: the address it bound, whether it needs tokens, its paired
+/// clients, and its connections, counted as they are accepted so that it can turn away those beyond `limit`.
 final class HTTPGauge: Sendable {
     /// How many connections the listener serves at once: a thousand event streams and room to spare.
     /// Beyond it, a connection is answered 503 and closed.
     static let defaultLimit = 2048
 
     let limit: Int
+    let pairings: PairedClients
+    let tokensRequired: Bool
     private let state = NIOLockedValueBox<(address: ListenAddress?, connections: Int)>((nil, 0))
 
-    init(limit: Int = HTTPGauge.defaultLimit) {
+    init(limit: Int = HTTPGauge.defaultLimit, pairings: PairedClients, tokensRequired: Bool) {
         self.limit = limit
+        self.pairings = pairings
+        self.tokensRequired = tokensRequired
     }
 
     /// Where the listener is bound; nil until it is.

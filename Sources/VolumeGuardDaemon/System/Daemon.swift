@@ -50,10 +50,10 @@ public enum Daemon {
         let actions = ActionRunner(actions: configuration.actions, logger: logger)
         let record = OriginalsRecord(path: OriginalsRecord.standardPath(environment: environment, socketPath: path))
         logger.debug("record of original levels", metadata: ["path": "\(record.path)"])
-        let httpGauge = configuration.http.map { _ in HTTPGauge() }
         // Read before the listener serves a request; a file that cannot be read leaves none paired.
         let pairings = PairedClients(file: PairingsFile(path: PairingsFile.standardPath(environment: environment)), logger: logger)
         _ = try? await pairings.reload()
+        let httpGauge = configuration.http.map { HTTPGauge(pairings: pairings, tokensRequired: $0.tokensRequired) }
         let guardService = GuardService(
             configuration: configuration, logger: logger, record: record, actions: actions, notifier: notifier, httpGauge: httpGauge
         )
