@@ -39,7 +39,14 @@ extension DoctorFacts {
             facts.pairings = PairingsFacts.read(PairingsFile(path: PairingsFile.standardPath(environment: config.environment)))
         }
         if let broker = configuration.broker {
-            facts.broker = await BrokerFacts.ask(broker)
+            // The connection's deadline counts from the connect; a name lookup before it does not, so the
+            // whole ask is bounded too.
+            let limit = BrokerFacts.patience + .seconds(1)
+            let answer = await withinDeadline(limit) { await BrokerFacts.ask(broker) }
+            facts.broker =
+                (try? answer?.get())
+                ?? BrokerFacts(
+                    broker: "\(broker.address)", trial: .failed(reason: "no answer within \(limit.components.seconds) s (is the name resolved?)", tls: false))
         }
         return facts
     }
