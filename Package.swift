@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "GuardConfig", "GuardSettings", "InputDevices", "VolumeGuardCore", "VolumeGuardDaemon",
+                "GuardConfig", "GuardSettings", "InputDevices", "Pairing", "VolumeGuardCore", "VolumeGuardDaemon",
                 // EmbeddedChannel, in which the HTTP target runs NIOHTTP1's decoder as the listener does.
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import GuardConfig
 import GuardSettings
 import InputDevices
+import Pairing
 import VolumeGuardDaemon
 
 /// The parsers of outside input that libFuzzer drives (Fuzz/, `scripts/fuzz`), one target each; the
@@ -21,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case system
     /// The MQTT broker's address as `mqtt` writes it; one it takes must read back from its description.
     case brokerAddress = "broker-address"
+    /// The HTTP listener's pairings file.
+    case pairings
 
     /// Feeds `bytes` to the target's parser. A crash, a trap or a hang here is a bug.
     public func run(_ bytes: [UInt8]) {
@@ -41,6 +44,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .brokerAddress:
             guard let address = BrokerAddress(String(decoding: bytes, as: UTF8.self)) else { return }
             precondition(BrokerAddress(address.description) == address, "\(address) does not read back")
+        case .pairings:
+            _ = try? PairingsFile.pairings(in: bytes, path: "pairings.json")
         }
     }
 }

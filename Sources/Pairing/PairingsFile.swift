@@ -39,6 +39,11 @@ public struct PairingsFile: Sendable {
         case .failure(.tooLarge(let size)): throw PairingsFileError(path: path, problem: "is \(size) bytes, more than `pair` writes")
         case .success(let contents): bytes = contents
         }
+        return try Self.pairings(in: bytes, path: path)
+    }
+
+    /// The pairings a file's bytes hold, or what makes them no pairings file (`path` names it).
+    public static func pairings(in bytes: [UInt8], path: String) throws(PairingsFileError) -> Pairings {
         let contents: Contents
         do {
             contents = try JSONDecoder().decode(Contents.self, from: Data(bytes))

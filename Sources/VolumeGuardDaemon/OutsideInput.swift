@@ -3,6 +3,7 @@ import GuardProtocol
 import GuardSettings
 import NIOCore
 import NIOHTTP1
+import Pairing
 import VolumeGuardCore
 
 /// The daemon's parsers of what comes from outside, each as one call: the same decoders and rules its
@@ -31,10 +32,14 @@ package enum OutsideInput {
     /// NIOHTTP1's decoder limits as the HTTP listener sets them, for a decoder of the fuzz target's own.
     package static let httpDecoderLimits = HTTPRequestPolicy.decoderLimits
 
-    /// What the HTTP listener's policy decides for `head` (`Host`, `Origin`, the route, `Last-Event-ID` and
-    /// the query), at a listener at `address` allowing `origins`.
+    /// What the HTTP listener's policy decides for `head` (`Host`, `Origin`, the route, the token,
+    /// `Last-Event-ID` and the query), at a listener at `address` allowing `origins`, whose one paired
+    /// client has the token `fuzz-token`: as on loopback, and as where every request needs a token.
     package static func httpDecision(_ head: HTTPRequestHead, origins: [WebOrigin], address: ListenAddress) {
-        _ = HTTPRequestPolicy(origins: origins).decide(head, hosts: ListenerHosts(address: address))
+        let pairings = Pairings([PairedClient(name: "fuzz", role: .trigger, tokenHash: Token("fuzz-token")!.hash, paired: "")])
+        for tokensRequired in [false, true] {
+            _ = HTTPRequestPolicy(origins: origins, tokensRequired: tokensRequired).decide(head, hosts: ListenerHosts(address: address), pairings: pairings)
+        }
     }
 
     /// The record of original levels, as the daemon reads it at start (`OriginalsRecord.levels`).
