@@ -66,8 +66,8 @@ struct IdleTests {
     }
 
     /// Connected to a broker, the daemon wakes for libmosquitto's keepalive alone: its connection's thread
-    /// turns every quarter of the keepalive (30 s), and sends a ping once in 30 s, whose answer wakes it
-    /// again (docs/DESIGN.md, "The MQTT broker's connection has a thread of its own").
+    /// turns every 7.5 s, a quarter of its 30 s keepalive, and sends a ping once in 30 s, whose answer wakes
+    /// it again (docs/DESIGN.md, "The MQTT broker's connection has a thread of its own").
     @Test("Connected to a broker at rest, the daemon's threads wake at most six times in 15 s")
     func withABroker() async throws {
         let server = try AudioServer(.pulseaudio)

@@ -73,13 +73,22 @@ struct BrokerSettingsTests {
         }
     }
 
-    @Test("The password never appears in the options: only the file's path")
+    @Test("The password never appears in the options nor the configuration: only the file's path")
     func passwordNotKept() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vg-password-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/password"
+        try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try PasswordFile.read(path) == "s3cret", "the file holds it")
         var options = Options()
         options.mqtt = "mqtt://pi.local"
-        options.mqttPasswordFile = "/home/booth/.mqtt-password"
+        options.mqttPasswordFile = path
         let json = String(decoding: try JSONEncoder().encode(options), as: UTF8.self)
-        #expect(json.contains("mqtt-password") || json.contains("mqttPasswordFile"))
+        #expect(json.contains("password"))
         #expect(!json.contains("s3cret"))
+        let configuration = DaemonConfiguration(options, environment: [:])
+        #expect(configuration.broker?.passwordFile == path)
+        #expect(!String(reflecting: configuration).contains("s3cret"), "what a log line or `config --json` could show of it")
     }
 }
