@@ -116,9 +116,11 @@ let package = Package(
         .target(
             name: "GuardSettings",
             dependencies: [
+                "DurableFiles",
                 "GuardProtocol",
                 "VolumeGuardCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // The config file: TOML in, `Options` out, with errors that name the line and key.

@@ -1,4 +1,5 @@
-import Glibc
+import DurableFiles
+import SystemPackage
 
 /// The broker's password, from the file `mqtt-password-file` names: its first line, without the line's
 /// end. Read each time a connection is made, so a changed password needs no reload.
@@ -11,20 +12,25 @@ public enum PasswordFile {
     static let sizeLimit = 4096
 
     public static func read(_ path: String) throws(Failure) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw Failure(description: "cannot read mqtt-password-file \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw Failure(description: "mqtt-password-file \(path) is not a regular file")
+        let read: Result<[UInt8], DurableFile.Unfit>?
+        do {
+            read = try DurableFile.read(path, limit: sizeLimit)
+        } catch {
+            throw Failure(description: "cannot read mqtt-password-file \(path): \(error.errno)")
         }
-        var bytes = [UInt8](repeating: 0, count: sizeLimit + 1)
-        let count = Glibc.read(descriptor, &bytes, bytes.count)
-        guard count >= 0 else { throw Failure(description: "cannot read mqtt-password-file \(path): \(String(cString: strerror(errno)))") }
-        guard count <= sizeLimit else { throw Failure(description: "mqtt-password-file \(path) is larger than a password file (\(sizeLimit) bytes)") }
-        let line = bytes[..<count].prefix { $0 != UInt8(ascii: "\n") }
+        let bytes: [UInt8]
+        switch read {
+        case nil: throw Failure(description: "cannot read mqtt-password-file \(path): \(Errno.noSuchFileOrDirectory)")
+        case .failure(.notAFile): throw Failure(description: "mqtt-password-file \(path) is not a regular file")
+        case .failure(.tooLarge): throw Failure(description: "mqtt-password-file \(path) is larger than a password file (\(sizeLimit) bytes)")
+        case .success(let contents): bytes = contents
+        }
+        let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         let password = line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...]
-        guard !password.isEmpty else { throw Failure(description: "mqtt-password-file \(path) is empty: its first line is the password") }
+        guard !password.isEmpty else {
+            throw Failure(
+                description: "mqtt-password-file \(path) " + (bytes.isEmpty ? "is empty" : "has an empty first line") + ": its first line is the password")
+        }
         guard !password.contains(0), let text = String(validating: password, as: UTF8.self) else {
             throw Failure(description: "mqtt-password-file \(path) holds a NUL byte or bytes that are not UTF-8")
         }

@@ -66,6 +66,17 @@ struct BrokerSettingsTests {
         try "\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: PasswordFile.Failure.self) { try PasswordFile.read(path) }
         do {
+            _ = try PasswordFile.read(path)
+        } catch {
+            #expect(error.description == "mqtt-password-file \(path) has an empty first line: its first line is the password")
+        }
+        try Data([0x73, 0x00, 0x65, 0x0A]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: PasswordFile.Failure.self, "a NUL byte") { try PasswordFile.read(path) }
+        try Data([0x73, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: PasswordFile.Failure.self, "not UTF-8") { try PasswordFile.read(path) }
+        try Data(repeating: 0x61, count: 5000).write(to: URL(fileURLWithPath: path))
+        #expect(throws: PasswordFile.Failure.self, "larger than a password") { try PasswordFile.read(path) }
+        do {
             _ = try PasswordFile.read(directory + "/none")
             Issue.record("a missing file was read")
         } catch {
