@@ -56,6 +56,9 @@ struct HTTPRequestPolicy: Sendable {
 
         /// Whether it asks for a token (401): `WWW-Authenticate` says how to send one.
         var asksForToken: Bool { status == .unauthorized }
+
+        /// A token that is no paired client's.
+        static let badToken = Refusal(status: .unauthorized, error: RequestError(.badToken, "the token is not a paired client's (revoked, or mistyped)"))
     }
 
     enum Decision: Equatable, Sendable {
@@ -194,7 +197,7 @@ struct HTTPRequestPolicy: Sendable {
     private static func client(presenting sent: Substring?, pairings: Pairings) throws(Refusal) -> PairedClient? {
         guard let sent else { return nil }
         guard let token = Token(sent), let client = pairings.client(presenting: token) else {
-            throw Refusal(status: .unauthorized, error: RequestError(.badToken, "the token is not a paired client's (revoked, or mistyped)"))
+            throw .badToken
         }
         return client
     }

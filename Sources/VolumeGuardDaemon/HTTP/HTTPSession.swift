@@ -114,10 +114,18 @@ struct HTTPSession {
     private func stream(since: UInt64?, interests: SubscriberHub.Interests, origin: WebOrigin?, client: PairedClient?) async throws {
         let queue = ClientQueue(channel: channel, capacity: guardService.clientQueueCapacity, carrier: .eventStream)
         if let client {
-            guard clients.open(queue, for: client) else {
-                let error = RequestError(.tooManyStreams, "\(client.name) has \(PairedClients.streamsPerClient) event streams open, as many as a client may")
-                return try await send(HTTPResponses.refusal(.init(status: .tooManyRequests, error: error, retryAfter: 5), origin: origin, keepAlive: false))
-            }
+            let refusal: HTTPRequestPolicy.Refusal? =
+                switch clients.open(queue, for: client) {
+                case .opened: nil
+                case .full:
+                    .init(
+                        status: .tooManyRequests,
+                        error: RequestError(
+                            .tooManyStreams, "\(client.name) has \(PairedClients.streamsPerClient) event streams open, as many as a client may"),
+                        retryAfter: 5)
+                case .revoked: .badToken
+                }
+            if let refusal { return try await send(HTTPResponses.refusal(refusal, origin: origin, keepAlive: false)) }
         }
         defer { if let client { clients.closed(queue, for: client) } }
         try await send([HTTPResponses.eventStreamHead(origin: origin)])

@@ -68,16 +68,24 @@ final class PairedClients: Sendable {
         }
     }
 
-    /// Counts an event stream of `client` as open; false (not counted) when the client has as many as
-    /// it may, or its token was revoked since the request was decided.
-    func open(_ queue: ClientQueue, for client: PairedClient) -> Bool {
+    /// Whether a stream was counted.
+    enum Opening: Equatable {
+        case opened
+        /// The client has as many streams open as it may.
+        case full
+        /// Its token was revoked since the request was decided.
+        case revoked
+    }
+
+    /// Counts an event stream of `client` as open, unless it may not be.
+    func open(_ queue: ClientQueue, for client: PairedClient) -> Opening {
         state.withLockedValue { state in
-            guard state.pairings[client.name]?.tokenHash == client.tokenHash else { return false }
+            guard state.pairings[client.name]?.tokenHash == client.tokenHash else { return .revoked }
             var streams = state.streams[client.name] ?? [:]
-            guard streams.count < Self.streamsPerClient else { return false }
+            guard streams.count < Self.streamsPerClient else { return .full }
             streams[ObjectIdentifier(queue)] = (client.tokenHash, queue)
             state.streams[client.name] = streams
-            return true
+            return .opened
         }
     }
 
