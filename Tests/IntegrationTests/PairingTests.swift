@@ -107,6 +107,29 @@ struct PairingTests {
         #expect(!daemon.log.contains(tablet) && !daemon.log.contains(again), "no token is ever logged")
     }
 
+    @Test("SIGHUP reads the pairings file again: a client taken out of it by hand is cut off; a damaged file keeps the pairings in use")
+    func hangup() async throws {
+        let server = try AudioServer(.pulseaudio)
+        let daemon = try await Daemon(on: server, arguments: Self.listener)
+        let port = try await daemon.httpPort()
+        let tablet = try pair("tablet", role: "watch", for: daemon)
+        let path = daemon.stateDirectory + "/volume-guard/pairings.json"
+        let paired = try String(contentsOfFile: path, encoding: .utf8)
+        try "{".write(toFile: path, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        #expect(await eventually { daemon.log.contains("the pairings cannot be read; keeping the ones in use") })
+        #expect(try HTTPClient.request(port: port, "/status", headers: bearer(tablet)).status == 200)
+        let stream = try EventStreamClient(port: port, "/events?token=\(tablet)")
+        #expect(stream.next()?.type == "subscribed")
+        try #"{"clients":[]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        #expect(stream.ends(within: .seconds(10)), "taken out of the file, its stream is closed")
+        #expect(try HTTPClient.request(port: port, "/status", headers: bearer(tablet)).status == 401)
+        try paired.write(toFile: path, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        #expect(await eventually { (try? HTTPClient.request(port: port, "/status", headers: bearer(tablet)).status) == 200 })
+    }
+
     @Test("Wrong tokens are answered 401, then 429 for a while, whatever is sent; the log hears of the address once")
     func guessing() async throws {
         let server = try AudioServer(.pulseaudio)
