@@ -8,8 +8,9 @@ enum BoundedRun {
     case answered([String], status: Int32)
     case failed(String)
 
-    /// Runs `arguments`, the first a program looked up in the environment's PATH (or a path).
-    init(_ arguments: [String], environment: [String: String], deadline: Duration = DoctorFacts.patience) {
+    /// Runs `arguments`, the first a program looked up in the environment's PATH (or a path), with
+    /// `input` on its standard input.
+    init(_ arguments: [String], input: [UInt8] = [], environment: [String: String], deadline: Duration = DoctorFacts.patience) {
         let program = arguments[0]
         guard case .executable(let path) = ProgramLookup(program, path: environment["PATH"]) else {
             self = .failed("no \(program) in PATH")
@@ -17,7 +18,7 @@ enum BoundedRun {
         }
         do {
             let run = try ChildRun(
-                executable: path, arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" }, deadline: deadline)
+                executable: path, arguments: arguments, input: input, environment: environment.map { "\($0.key)=\($0.value)" }, deadline: deadline)
             switch run.end {
             case .exited(let status):
                 self = .answered(String(decoding: run.output, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init), status: status)

@@ -65,8 +65,10 @@ public struct Pair: AsyncParsableCommand {
             printError("volume-guard: the HTTP listener is on loopback: only this machine reaches it (set http = \"0.0.0.0:8370\" for a tablet)")
         }
         printLine("Open this on \(name) (shown once):\n\(url.text)")
+        // The URL goes on qrencode's standard input, never in its arguments, which every local user can read.
         let code = BoundedRun(
-            ["qrencode", "-t", isatty(1) != 0 ? "ANSIUTF8" : "UTF8", "-m", "2", url.text], environment: pairings.socket.configFile.environment)
+            ["qrencode", "-t", isatty(1) != 0 ? "ANSIUTF8" : "UTF8", "-m", "2"], input: Array(url.text.utf8),
+            environment: pairings.socket.configFile.environment)
         if case .answered(let lines, status: 0) = code {
             printLine(lines.joined(separator: "\n"))
         } else {
